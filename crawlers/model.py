@@ -1,0 +1,340 @@
+"""The anchor map: the contract between the crawler and everything downstream.
+
+An anchor map lists, for one site, every canonical page with its aliases, its
+valid fragments (``id`` attributes and ``<a name>``), and its section outline.
+It is deterministic and diffable: the same site crawled twice serialises to
+identical bytes apart from ``crawled_at``. Section *texts* are not part of the
+map; they live in the data directory (see :class:`SectionText`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from crawlers.errors import AnchorMapError
+from crawlers.urls import normalize, split_fragment
+
+FORMAT_VERSION = 1
+
+SOURCE_TYPES = (
+    "API reference",
+    "Guides",
+    "Tutorials",
+    "Examples",
+    "FAQ",
+    "Release notes",
+    "Other",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One heading or API/definition entry of a page.
+
+    ``anchor`` is an id that exists in the page (or ``None`` when the heading
+    has none); ``path`` holds the titles from the page title down to and
+    including this section; ``kind`` is ``"heading"`` or ``"api"``.
+    """
+
+    anchor: str | None
+    title: str
+    level: int
+    path: tuple[str, ...]
+    kind: str = "heading"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "anchor": self.anchor,
+            "title": self.title,
+            "level": self.level,
+            "path": list(self.path),
+            "kind": self.kind,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Section:
+        return cls(
+            anchor=data.get("anchor"),
+            title=data["title"],
+            level=int(data["level"]),
+            path=tuple(data.get("path", ())),
+            kind=data.get("kind", "heading"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A canonical page of a site and everything a link to it may target."""
+
+    url: str
+    title: str
+    source_type: str = "Other"
+    aliases: tuple[str, ...] = ()
+    anchors: tuple[str, ...] = ()
+    sections: tuple[Section, ...] = ()
+    etag: str | None = None
+    last_modified: str | None = None
+    content_hash: str | None = None
+    stale: bool = False  # last-known-good entry kept after a failed fetch
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "title": self.title,
+            "source_type": self.source_type,
+            "aliases": sorted(set(self.aliases)),
+            "etag": self.etag,
+            "last_modified": self.last_modified,
+            "content_hash": self.content_hash,
+            "anchors": sorted(set(self.anchors)),
+            "sections": [s.to_json() for s in self.sections],
+        }
+        if self.stale:
+            data["stale"] = True
+        return data
+
+    @classmethod
+    def from_json(cls, url: str, data: dict[str, Any]) -> Page:
+        return cls(
+            url=url,
+            title=data.get("title", ""),
+            source_type=data.get("source_type", "Other"),
+            aliases=tuple(data.get("aliases", ())),
+            anchors=tuple(data.get("anchors", ())),
+            sections=tuple(Section.from_json(s) for s in data.get("sections", ())),
+            etag=data.get("etag"),
+            last_modified=data.get("last_modified"),
+            content_hash=data.get("content_hash"),
+            stale=bool(data.get("stale", False)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Rename:
+    """An anchor that disappeared from a page while an equivalent appeared."""
+
+    url: str
+    old: str
+    new: str
+    seen_at: str  # crawl timestamp (ISO 8601) when the rename was detected
+
+    def to_json(self) -> dict[str, str]:
+        return {"url": self.url, "old": self.old, "new": self.new, "seen_at": self.seen_at}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Rename:
+        return cls(url=data["url"], old=data["old"], new=data["new"], seen_at=data.get("seen_at", ""))
+
+
+@dataclass(frozen=True, slots=True)
+class SectionText:
+    """Clean text of one section, stored in the data dir beside the map.
+
+    File: ``<data-dir>/sites/<site>/sections.jsonl``, one JSON object per line,
+    in page order then document order. ``anchor`` is the section's own anchor
+    or ``None``; ``text`` keeps code blocks intact (fenced with ```).
+    """
+
+    site: str
+    url: str
+    anchor: str | None
+    title: str
+    level: int
+    path: tuple[str, ...]
+    source_type: str
+    text: str
+    kind: str = "heading"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "site": self.site,
+            "url": self.url,
+            "anchor": self.anchor,
+            "title": self.title,
+            "level": self.level,
+            "path": list(self.path),
+            "source_type": self.source_type,
+            "kind": self.kind,
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SectionText:
+        return cls(
+            site=data["site"],
+            url=data["url"],
+            anchor=data.get("anchor"),
+            title=data.get("title", ""),
+            level=int(data.get("level", 1)),
+            path=tuple(data.get("path", ())),
+            source_type=data.get("source_type", "Other"),
+            text=data.get("text", ""),
+            kind=data.get("kind", "heading"),
+        )
+
+
+@dataclass(slots=True)
+class AnchorMap:
+    """Every valid fragment of every page of one site, plus its rename history."""
+
+    site: str
+    base_url: str
+    crawled_at: str = ""
+    pages: dict[str, Page] = field(default_factory=dict)
+    renames: list[Rename] = field(default_factory=list)
+    version: int = FORMAT_VERSION
+    _alias_index: dict[str, str] = field(default_factory=dict, repr=False)
+    _anchor_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.reindex()
+
+    # -- lookup ---------------------------------------------------------
+    def reindex(self) -> None:
+        """Rebuild the alias and anchor lookup tables after editing ``pages``."""
+        self._alias_index = {}
+        self._anchor_sets = {}
+        for url, page in self.pages.items():
+            self._alias_index[normalize(url)] = url
+            for alias in page.aliases:
+                self._alias_index.setdefault(normalize(alias), url)
+            self._anchor_sets[url] = frozenset(page.anchors)
+
+    def canonical(self, url: str) -> str | None:
+        """The canonical page URL for ``url`` or any of its aliases, or ``None``."""
+        page_url, _ = split_fragment(url)
+        try:
+            key = normalize(page_url)
+        except ValueError:
+            return None
+        return self._alias_index.get(key)
+
+    def page(self, url: str) -> Page | None:
+        """The page that ``url`` (any alias, fragment ignored) points at."""
+        canonical = self.canonical(url)
+        return self.pages.get(canonical) if canonical else None
+
+    def anchors(self, url: str) -> frozenset[str]:
+        canonical = self.canonical(url)
+        return self._anchor_sets.get(canonical, frozenset()) if canonical else frozenset()
+
+    def has_anchor(self, url: str, fragment: str | None = None) -> bool:
+        """True when the page exists and the fragment (case-sensitive) is one of its anchors.
+
+        ``fragment`` defaults to the fragment of ``url``; an empty fragment
+        and ``top`` count as the page itself.
+        """
+        if fragment is None:
+            _, fragment = split_fragment(url)
+        canonical = self.canonical(url)
+        if canonical is None:
+            return False
+        if not fragment or fragment == "top":
+            return True
+        return fragment in self._anchor_sets[canonical]
+
+    def anchor_count(self) -> int:
+        return sum(len(s) for s in self._anchor_sets.values())
+
+    def section_count(self) -> int:
+        return sum(len(p.sections) for p in self.pages.values())
+
+    # -- (de)serialisation ------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format_version": self.version,
+            "site": self.site,
+            "base_url": self.base_url,
+            "crawled_at": self.crawled_at,
+            "pages": {url: self.pages[url].to_json() for url in sorted(self.pages)},
+            "renames": [
+                r.to_json()
+                for r in sorted(self.renames, key=lambda r: (r.url, r.old, r.new, r.seen_at))
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AnchorMap:
+        version = data.get("format_version")
+        if version != FORMAT_VERSION:
+            raise AnchorMapError(
+                f"anchor map format {version!r} is not supported (expected {FORMAT_VERSION}); "
+                "re-run `docbot crawl` for this site"
+            )
+        pages = {url: Page.from_json(url, p) for url, p in data.get("pages", {}).items()}
+        return cls(
+            site=data["site"],
+            base_url=data["base_url"],
+            crawled_at=data.get("crawled_at", ""),
+            pages=pages,
+            renames=[Rename.from_json(r) for r in data.get("renames", ())],
+        )
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=1, ensure_ascii=False, sort_keys=False) + "\n"
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> AnchorMap:
+        """Load a map written by :meth:`save`; raises :class:`AnchorMapError` with a next step."""
+        p = Path(path)
+        try:
+            raw = p.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise AnchorMapError(
+                f"No anchor map at {p} — run `docbot crawl URL --site {p.stem}` first"
+            ) from None
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise AnchorMapError(f"Anchor map {p} is not valid JSON ({exc}); re-run `docbot crawl`") from None
+        return cls.from_json(data)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write atomically: a crawl killed mid-write never leaves a half-written map."""
+        write_atomic(Path(path), self.dumps())
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def map_path(anchor_maps_dir: str | os.PathLike[str], site: str) -> Path:
+    return Path(anchor_maps_dir) / f"{site}.json"
+
+
+def sections_path(data_dir: str | os.PathLike[str], site: str) -> Path:
+    return Path(data_dir) / "sites" / site / "sections.jsonl"
+
+
+def load_section_texts(data_dir: str | os.PathLike[str], site: str) -> list[SectionText]:
+    path = sections_path(data_dir, site)
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return [SectionText.from_json(json.loads(line)) for line in fh if line.strip()]
+    except FileNotFoundError:
+        raise AnchorMapError(
+            f"No section texts for site {site!r} in {path.parent} — run `docbot crawl URL --site {site}`"
+        ) from None
+
+
+def save_section_texts(data_dir: str | os.PathLike[str], site: str, texts: Iterable[SectionText]) -> None:
+    body = "".join(json.dumps(t.to_json(), ensure_ascii=False) + "\n" for t in texts)
+    write_atomic(sections_path(data_dir, site), body)

@@ -1,0 +1,113 @@
+"""Pure URL functions shared by the crawler and every checker downstream.
+
+``normalize`` is the one notion of "the same page" in docbot: scheme and host
+lower-cased, default ports dropped, percent-encoding made canonical, fragment
+and tracking parameters removed, and ``dir/`` spelled ``dir/index.html``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urljoin, urlsplit, urlunsplit
+
+TRACKING_PARAMS = frozenset({"fbclid", "gclid", "dclid", "msclkid", "mc_cid", "mc_eid", "_ga", "_gl", "ref_src"})
+TRACKING_PREFIXES = ("utm_",)
+INDEX_FILE = "index.html"
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+# Characters left unescaped in a canonical path (RFC 3986 pchar minus '%').
+_PATH_SAFE = "/:@!$&'()*+,;=-._~"
+
+
+def split_fragment(url: str) -> tuple[str, str]:
+    """Split ``url`` into (url without fragment, decoded fragment).
+
+    Hash routes (``#/path``, ``#!/path``) are client-side routes, not anchors,
+    so they come back as an empty fragment.
+    """
+    base, sep, frag = url.partition("#")
+    if not sep:
+        return url, ""
+    frag = unquote(frag)
+    if frag.startswith(("/", "!")):
+        return base, ""
+    return base, frag
+
+
+def _is_tracking(name: str) -> bool:
+    lowered = name.lower()
+    return lowered in TRACKING_PARAMS or lowered.startswith(TRACKING_PREFIXES)
+
+
+def normalize(url: str) -> str:
+    """Canonical form of a page URL (no fragment). Raises ValueError for non-http(s) URLs."""
+    url = url.strip()
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS:
+        raise ValueError(f"not an http(s) URL: {url!r}")
+    host = (parts.hostname or "").lower()
+    if not host:
+        raise ValueError(f"URL has no host: {url!r}")
+    port = parts.port  # may raise ValueError for a malformed port
+    netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
+    if ":" in host and not host.startswith("["):
+        netloc = f"[{host}]" + ("" if port in (None, _DEFAULT_PORTS[scheme]) else f":{port}")
+    path = parts.path or "/"
+    # Resolve dot segments while keeping a trailing slash.
+    trailing = path.endswith("/")
+    path = posixpath.normpath(path)
+    if path == ".":
+        path = "/"
+    if trailing and not path.endswith("/"):
+        path += "/"
+    path = quote(unquote(path), safe=_PATH_SAFE)
+    if path.endswith("/"):
+        path += INDEX_FILE
+    query = ""
+    if parts.query:
+        pairs = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _is_tracking(k)]
+        query = urlencode(sorted(pairs))
+    return urlunsplit((scheme, netloc, path, query, ""))
+
+
+def join(base: str, href: str) -> str:
+    """Resolve ``href`` against ``base`` (fragment kept)."""
+    return urljoin(base, href.strip())
+
+
+def page_variants(url: str) -> list[str]:
+    """Spellings of the same page a user or a model may write (``dir/`` and ``dir/index.html``)."""
+    canonical = normalize(url)
+    variants = [canonical]
+    if canonical.endswith("/" + INDEX_FILE):
+        variants.append(canonical[: -len(INDEX_FILE)])
+    return variants
+
+
+def scope_prefix(start_url: str) -> str:
+    """The scope of a crawl: the start URL's origin and its directory."""
+    canonical = normalize(start_url)
+    return canonical.rsplit("/", 1)[0] + "/"
+
+
+def in_scope(
+    url: str,
+    prefix: str,
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+) -> bool:
+    """True when normalised ``url`` lies under ``prefix`` and passes the glob filters.
+
+    Globs match the path relative to the prefix (e.g. ``api/*``, ``*/_modules/*``).
+    """
+    try:
+        canonical = normalize(url)
+    except ValueError:
+        return False
+    if not canonical.startswith(prefix):
+        return False
+    rel = canonical[len(prefix):]
+    if include and not any(fnmatch.fnmatchcase(rel, pat) for pat in include):
+        return False
+    return not any(fnmatch.fnmatchcase(rel, pat) for pat in exclude)

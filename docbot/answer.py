@@ -1,0 +1,107 @@
+"""What an answer is, as it passes from the pipeline to every output (CLI, JSON, Slack, report).
+
+``Answer.to_json()`` is the `docbot ask --json` contract.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+STATUSES = ("answered", "not_covered", "error")
+RESOLUTIONS = ("explicit", "semantic", "none")
+GROUP_ORDER = ("API reference", "Guides", "Tutorials", "Examples", "FAQ", "Release notes", "Other")
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A validated deep link the answer cites as ``[n]``."""
+
+    n: int
+    url: str  # page URL + '#fragment' (fragment omitted when it targets the page)
+    title: str
+    path: tuple[str, ...]  # ("Page", "Section", "Subsection")
+    source_type: str
+    site: str
+    primary: bool = False
+    snippet: str = ""
+
+    @property
+    def path_label(self) -> str:
+        return " › ".join(self.path) if self.path else self.title
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "url": self.url,
+            "title": self.title,
+            "path": list(self.path),
+            "source_type": self.source_type,
+            "site": self.site,
+            "primary": self.primary,
+            "snippet": self.snippet,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    type: str
+    refs: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "refs": list(self.refs)}
+
+
+@dataclass(frozen=True, slots=True)
+class LinkOutcome:
+    """What the ReferenceValidator did to one URL."""
+
+    input: str
+    output: str | None
+    action: str  # kept | rewritten | fragment_dropped | link_dropped
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"input": self.input, "output": self.output, "action": self.action, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    question: str
+    status: str
+    answer: str
+    confidence: float = 0.0
+    resolution: str = "none"
+    generator: str = "extractive"
+    references: tuple[Reference, ...] = ()
+    groups: tuple[Group, ...] = ()
+    outcomes: tuple[LinkOutcome, ...] = ()
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    error: str | None = None
+
+    def validation_json(self) -> dict[str, Any]:
+        kept = sum(1 for o in self.outcomes if o.action == "kept")
+        rewritten = [{"from": o.input, "to": o.output, "reason": o.reason} for o in self.outcomes if o.action == "rewritten"]
+        dropped = [
+            {"url": o.input, "reason": o.reason, "action": o.action}
+            for o in self.outcomes
+            if o.action in ("fragment_dropped", "link_dropped")
+        ]
+        return {"kept": kept, "rewritten": rewritten, "dropped": dropped}
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "question": self.question,
+            "status": self.status,
+            "answer": self.answer,
+            "confidence": round(self.confidence, 4),
+            "resolution": self.resolution,
+            "generator": self.generator,
+            "references": [r.to_json() for r in self.references],
+            "groups": [g.to_json() for g in self.groups],
+            "validation": self.validation_json(),
+            "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
+        }
+        if self.error:
+            data["error"] = self.error
+        return data

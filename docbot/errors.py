@@ -1,0 +1,38 @@
+"""Errors of the docbot package.
+
+DocbotError
+├── ConfigError        docbot.toml or an option is invalid
+├── SiteNotFound       a site is named that is not configured or not crawled
+├── IndexMissing       no index for a site: run `docbot index`
+├── EmbeddingMismatch  the index was built with another embedding model
+└── GenerationError    the LLM failed (the pipeline falls back to extractive)
+
+Messages say what to do next, e.g. "No index for site 'flask' in .docbot/ —
+run `docbot index --site flask`".
+"""
+
+from __future__ import annotations
+
+
+class DocbotError(Exception):
+    """Base class for docbot errors; the message says what to do next."""
+
+
+class ConfigError(DocbotError):
+    """docbot.toml or a command-line option is invalid."""
+
+
+class SiteNotFound(DocbotError):
+    """A site was named that is not configured or has no anchor map."""
+
+
+class IndexMissing(DocbotError):
+    """No index exists for a site."""
+
+
+class EmbeddingMismatch(DocbotError):
+    """The index was built with a different embedding model than the one asked for."""
+
+
+class GenerationError(DocbotError):
+    """The LLM call failed; callers fall back to the extractive answerer."""

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Install docbot into .venv at the repo root, with the offline embedding model
+# and the test tools. Safe to run again. Usage: scripts/install.sh [--no-docs]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Real documentation sites used by the quickstart, the integration tests and the report.
+DOC_PACKAGES="python-flask-doc python-requests-doc python-djangorestframework-doc python3.11-doc"
+if [[ "${1:-}" != "--no-docs" ]]; then
+  missing=""
+  for pkg in $DOC_PACKAGES; do dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"; done
+  if [[ -n "$missing" ]]; then
+    if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
+    echo "==> installing documentation packages:$missing"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+  fi
+fi
+
+PYTHON="${PYTHON:-python3}"
+[[ -x .venv/bin/python ]] || "$PYTHON" -m venv .venv
+echo "==> upgrading pip (the bundled pip backtracks forever on this stack)"
+.venv/bin/python -m pip install -q -U pip
+echo "==> installing torch==2.13.0 (CPU) first, so nothing pulls a CUDA build"
+.venv/bin/python -m pip install -q torch==2.13.0
+echo "==> installing docbot[local,test]"
+.venv/bin/python -m pip install -q -e '.[local,test]'
+echo "==> installed: $(.venv/bin/docbot --help >/dev/null && echo .venv/bin/docbot)"

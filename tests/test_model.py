@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from crawlers.errors import AnchorMapError
+from crawlers.model import AnchorMap, Page, Rename, Section
+
+
+def _map() -> AnchorMap:
+    page = Page(
+        url="http://h/docs/guide/index.html",
+        title="Guide",
+        aliases=("http://h/docs/guide/", "http://h/docs/old-guide.html"),
+        anchors=("install", "Usage", "guide"),
+        sections=(Section("guide", "Guide", 1, ("Guide",)), Section("install", "Install", 2, ("Guide", "Install"))),
+    )
+    return AnchorMap(site="demo", base_url="http://h/docs/", crawled_at="t", pages={page.url: page})
+
+
+def test_lookup_by_any_alias_and_case_sensitive_fragments() -> None:
+    amap = _map()
+    assert amap.has_anchor("http://h/docs/guide/#install")
+    assert amap.has_anchor("http://h/docs/old-guide.html#Usage")
+    assert not amap.has_anchor("http://h/docs/guide/#usage")
+    assert amap.has_anchor("http://h/docs/guide/index.html#top")
+    assert amap.has_anchor("http://h/docs/guide/index.html")
+    assert not amap.has_anchor("http://h/docs/nope.html")
+
+
+def test_save_load_round_trip_is_deterministic(tmp_path: Path) -> None:
+    amap = _map()
+    amap.renames.append(Rename("http://h/docs/guide/index.html", "installing", "install", "t"))
+    path = tmp_path / "demo.json"
+    amap.save(path)
+    first = path.read_bytes()
+    again = AnchorMap.load(path)
+    again.save(path)
+    assert path.read_bytes() == first
+    assert again.page("http://h/docs/guide/").sections[1].path == ("Guide", "Install")
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_missing_or_foreign_map_says_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(AnchorMapError, match="docbot crawl"):
+        AnchorMap.load(tmp_path / "flask.json")
+    (tmp_path / "old.json").write_text(json.dumps({"format_version": 99}))
+    with pytest.raises(AnchorMapError, match="re-run"):
+        AnchorMap.load(tmp_path / "old.json")

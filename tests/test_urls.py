@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import pytest
+
+from crawlers.urls import in_scope, normalize, page_variants, scope_prefix, split_fragment
+
+
+def test_directory_and_index_html_are_the_same_page() -> None:
+    assert normalize("http://127.0.0.1:8000/api-guide/serializers/") == normalize(
+        "http://127.0.0.1:8000/api-guide/serializers/index.html"
+    )
+
+
+def test_scheme_host_case_default_port_and_tracking_params_are_normalised() -> None:
+    assert normalize("HTTPS://Docs.Example.COM:443/a/b.html?utm_source=x&b=2&a=1#frag") == (
+        "https://docs.example.com/a/b.html?a=1&b=2"
+    )
+
+
+def test_percent_encoding_is_canonical() -> None:
+    assert normalize("http://h/a%7Eb/c%20d.html") == normalize("http://h/a~b/c d.html")
+
+
+def test_dot_segments_resolve() -> None:
+    assert normalize("http://h/a/../b/./c.html") == "http://h/b/c.html"
+
+
+def test_hash_routes_are_not_anchors() -> None:
+    assert split_fragment("http://h/app#/settings") == ("http://h/app", "")
+    assert split_fragment("http://h/app#!/x") == ("http://h/app", "")
+    assert split_fragment("http://h/p.html#caf%C3%A9") == ("http://h/p.html", "café")
+
+
+def test_non_http_urls_are_rejected() -> None:
+    with pytest.raises(ValueError):
+        normalize("mailto:someone@example.com")
+
+
+def test_scope_is_origin_and_directory_with_globs() -> None:
+    prefix = scope_prefix("http://127.0.0.1:8000/docs/index.html")
+    assert prefix == "http://127.0.0.1:8000/docs/"
+    assert in_scope("http://127.0.0.1:8000/docs/api.html", prefix)
+    assert not in_scope("http://127.0.0.1:8000/other/api.html", prefix)
+    assert not in_scope("http://127.0.0.1:9999/docs/api.html", prefix)
+    assert not in_scope("http://127.0.0.1:8000/docs/_modules/x.html", prefix, exclude=("_modules/*",))
+    assert in_scope("http://127.0.0.1:8000/docs/api/x.html", prefix, include=("api/*",))
+    assert not in_scope("http://127.0.0.1:8000/docs/guide.html", prefix, include=("api/*",))
+
+
+def test_page_variants_cover_directory_form() -> None:
+    assert page_variants("http://h/a/") == ["http://h/a/index.html", "http://h/a/"]
