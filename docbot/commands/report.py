@@ -1,0 +1,98 @@
+"""`docbot report`: reference accuracy over an eval set, links re-checked live, exit 1 below thresholds."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from docbot.config import Settings
+from docbot.errors import ConfigError
+from docbot.report.metrics import Thresholds
+from docbot.report.render import ReportData, render_html, render_json, render_markdown
+from docbot.report.run import build_report, load_anchor_maps, load_cases, load_questions
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "report",
+        help="measure reference accuracy on an eval set (links re-checked live)",
+        description="Ask every eval question, re-check every emitted link against the served HTML, "
+        "replay link-repair cases, and write report.md, report.json and report.html.",
+    )
+    p.add_argument("--questions", required=True, help="eval questions (JSON Lines)")
+    p.add_argument("--cases", help="link-repair cases (JSON Lines)")
+    p.add_argument("--out", default="report", help="output directory (default ./report)")
+    p.add_argument(
+        "--base-url", action="append", default=[], metavar="SITE=URL",
+        help="served base URL of an eval site (default: the anchor map's base_url); repeatable",
+    )
+    p.add_argument("--min-link-validity", type=float, default=100.0, help="minimum %% of live-valid links (default 100)")
+    p.add_argument("--min-hit3", type=float, help="minimum gold-section hit@3 %%")
+    p.add_argument("--min-hit1", type=float, help="minimum gold-section hit@1 %%")
+    p.add_argument("--min-refusal", type=float, help="minimum %% of out-of-scope questions refused")
+    p.add_argument("--max-false-refusal", type=float, help="maximum %% of in-scope questions refused")
+    p.add_argument("--min-repair", type=float, help="minimum link-repair accuracy %%")
+    p.add_argument("--json", action="store_true", help="print the JSON report instead of Markdown")
+    p.set_defaults(func=run)
+
+
+def parse_base_urls(pairs: Iterable[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        site, sep, url = pair.partition("=")
+        if not sep or not site or not url:
+            raise ConfigError(f"--base-url expects SITE=URL, got {pair!r}")
+        out[site] = url
+    return out
+
+
+def _progress(items: Iterable[Any], total: int, desc: str) -> Iterable[Any]:
+    if not sys.stderr.isatty():
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, total=total, desc=desc, unit="q", file=sys.stderr)
+
+
+def write_outputs(data: ReportData, out: Path) -> str:
+    """Write report.md/json/html into ``out``; returns the Markdown."""
+    out.mkdir(parents=True, exist_ok=True)
+    markdown = render_markdown(data)
+    (out / "report.md").write_text(markdown, encoding="utf-8")
+    (out / "report.json").write_text(render_json(data), encoding="utf-8")
+    (out / "report.html").write_text(render_html(data), encoding="utf-8")
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as fh:
+            fh.write(markdown)
+    return markdown
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from docbot.pipeline import Pipeline
+    from docbot.validate import ReferenceValidator
+
+    maps = load_anchor_maps(settings.anchor_maps)
+    base_urls = {**{site: m.base_url for site, m in maps.items()}, **parse_base_urls(args.base_url)}
+    questions = load_questions(args.questions)
+    cases = load_cases(args.cases) if args.cases else []
+    thresholds = Thresholds(
+        link_validity=args.min_link_validity,
+        hit1=args.min_hit1,
+        hit3=args.min_hit3,
+        refusal=args.min_refusal,
+        false_refusal=args.max_false_refusal,
+        repair=args.min_repair,
+    )
+    pipeline = Pipeline.from_settings(settings)
+    validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts) if cases else None
+    data = build_report(pipeline, questions, base_urls, thresholds, validator, cases, progress=_progress)
+    markdown = write_outputs(data, Path(args.out))
+    print(render_json(data) if args.json else markdown, end="")
+    for failure in data.failures:
+        print(f"docbot report: {failure}", file=sys.stderr)
+    return 0 if data.passed else 1

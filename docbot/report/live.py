@@ -1,0 +1,104 @@
+"""Re-check emitted links against the served HTML: the page answers 200 and the fragment is an anchor.
+
+Each page is fetched once (cached per page URL) with bounded concurrency; the
+anchors come from :func:`crawlers.extract.extract_anchors`, the same extractor
+the crawler uses, so the report and the anchor map agree on what an anchor is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import httpx
+
+from crawlers.extract import extract_anchors
+from crawlers.urls import normalize, split_fragment
+
+DEFAULT_CONCURRENCY = 8
+DEFAULT_TIMEOUT_S = 20.0
+
+
+@dataclass(frozen=True, slots=True)
+class LiveCheck:
+    """Outcome of one live link check."""
+
+    url: str
+    ok: bool
+    status: int | None  # HTTP status of the page, None when the request failed
+    reason: str  # "ok", "fragment not in page", "HTTP 404", "request failed: ..."
+
+
+@dataclass(frozen=True, slots=True)
+class _Fetched:
+    status: int | None
+    anchors: frozenset[str]
+    error: str | None = None
+
+
+class LiveChecker:
+    """Fetch pages over HTTP (one request per page) and check fragments in the served HTML."""
+
+    def __init__(self, client: httpx.AsyncClient, concurrency: int = DEFAULT_CONCURRENCY) -> None:
+        self._client = client
+        self._limit = asyncio.Semaphore(concurrency)
+        self._pages: dict[str, asyncio.Task[_Fetched]] = {}
+
+    async def _fetch(self, page: str) -> _Fetched:
+        async with self._limit:
+            try:
+                response = await self._client.get(page, follow_redirects=True)
+            except httpx.HTTPError as exc:
+                return _Fetched(None, frozenset(), f"request failed: {type(exc).__name__}: {exc}")
+        if response.status_code != 200:
+            return _Fetched(response.status_code, frozenset(), f"HTTP {response.status_code}")
+        return _Fetched(200, extract_anchors(response.content))
+
+    def _page(self, page: str) -> asyncio.Task[_Fetched]:
+        task = self._pages.get(page)
+        if task is None:
+            task = asyncio.ensure_future(self._fetch(page))
+            self._pages[page] = task
+        return task
+
+    async def check(self, url: str) -> LiveCheck:
+        """Check one absolute URL: page fetched with 200 and fragment (if any) among its anchors."""
+        base, fragment = split_fragment(url)
+        try:
+            page = normalize(base)
+        except ValueError as exc:
+            return LiveCheck(url, False, None, f"not an http(s) URL: {exc}")
+        fetched = await self._page(page)
+        if fetched.error:
+            return LiveCheck(url, False, fetched.status, fetched.error)
+        if fragment and fragment != "top" and fragment not in fetched.anchors:
+            return LiveCheck(url, False, fetched.status, f"fragment #{fragment} not in page")
+        return LiveCheck(url, True, fetched.status, "ok")
+
+    async def check_all(self, urls: Iterable[str]) -> dict[str, LiveCheck]:
+        """Check every distinct URL; returns url -> LiveCheck."""
+        unique = list(dict.fromkeys(urls))
+        results = await asyncio.gather(*(self.check(u) for u in unique))
+        return dict(zip(unique, results))
+
+    @property
+    def pages_fetched(self) -> int:
+        return len(self._pages)
+
+
+async def check_links(
+    urls: Iterable[str],
+    client: httpx.AsyncClient | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> dict[str, LiveCheck]:
+    """Check ``urls`` live; opens (and closes) its own client unless one is given."""
+    if client is not None:
+        return await LiveChecker(client, concurrency).check_all(urls)
+    async with httpx.AsyncClient(timeout=DEFAULT_TIMEOUT_S) as own:
+        return await LiveChecker(own, concurrency).check_all(urls)
+
+
+def check_links_sync(urls: Iterable[str], concurrency: int = DEFAULT_CONCURRENCY) -> dict[str, LiveCheck]:
+    """Blocking wrapper around :func:`check_links` for command-line use."""
+    return asyncio.run(check_links(list(urls), concurrency=concurrency))

@@ -1,0 +1,291 @@
+"""Score answers against eval questions and validator outcomes against link-repair cases.
+
+Pure functions over plain data: no HTTP, no pipeline. Links are compared after
+resolving them against the site's base URL and spelling ``dir/`` as
+``dir/index.html`` (:func:`crawlers.urls.normalize`); fragments stay case-sensitive.
+All rates are percentages (0-100); a rate over nothing is ``None``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from crawlers.urls import join, normalize, split_fragment
+
+OUT_OF_SCOPE = "out_of_scope"
+NOT_COVERED = "not_covered"
+ACTION_OF = {"keep": "kept", "rewrite": "rewritten", "drop_fragment": "fragment_dropped", "drop_link": "link_dropped"}
+STAGES = ("resolve", "retrieve", "generate", "validate", "total")
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One eval question; ``gold``/``accept`` are links relative to the site root."""
+
+    id: str
+    site: str
+    kind: str
+    question: str
+    gold: tuple[str, ...] = ()
+    accept: tuple[str, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Question:
+        return cls(
+            id=str(data["id"]),
+            site=str(data["site"]),
+            kind=str(data.get("kind", "semantic")),
+            question=str(data["question"]),
+            gold=tuple(data.get("gold") or ()),
+            accept=tuple(data.get("accept") or ()),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RepairCase:
+    """One link-repair case; ``expected`` is ``None`` when the link should be dropped."""
+
+    id: str
+    site: str
+    input: str
+    expected: str | None
+    action: str
+    category: str
+    also_ok: tuple[str, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RepairCase:
+        return cls(
+            id=str(data["id"]),
+            site=str(data["site"]),
+            input=str(data["input"]),
+            expected=data.get("expected"),
+            action=str(data["action"]),
+            category=str(data.get("category", "other")),
+            also_ok=tuple(data.get("also_ok") or ()),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionResult:
+    """What the pipeline did for one question, with the live check of each emitted link."""
+
+    question: Question
+    base_url: str
+    status: str
+    links: tuple[str, ...]  # emitted reference URLs, in citation order
+    live_ok: tuple[bool, ...]  # one per link: page and fragment exist in the served HTML
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+    live_reasons: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    """What the validator did to one repair case."""
+
+    case: RepairCase
+    base_url: str
+    action: str  # kept | rewritten | fragment_dropped | link_dropped
+    output: str | None
+    reason: str = ""
+
+
+def normalize_link(link: str, base_url: str) -> str:
+    """Canonical absolute form of ``link`` (relative to ``base_url``): normalised page + '#fragment'."""
+    page, frag = split_fragment(join(base_url, link))
+    try:
+        page = normalize(page)
+    except ValueError:
+        pass
+    return f"{page}#{frag}" if frag else page
+
+
+def page_of(link: str, base_url: str) -> str:
+    return normalize_link(link, base_url).partition("#")[0]
+
+
+def targets(question: Question, base_url: str) -> frozenset[str]:
+    return frozenset(normalize_link(link, base_url) for link in (*question.gold, *question.accept))
+
+
+def is_hit(result: QuestionResult, k: int) -> bool:
+    """A gold or accepted section is among the first ``k`` links."""
+    want = targets(result.question, result.base_url)
+    return any(normalize_link(u, result.base_url) in want for u in result.links[:k])
+
+
+def is_page_hit(result: QuestionResult, k: int) -> bool:
+    """A page of a gold or accepted section is among the first ``k`` links."""
+    want = {link.partition("#")[0] for link in targets(result.question, result.base_url)}
+    return any(page_of(u, result.base_url) in want for u in result.links[:k])
+
+
+def is_case_right(result: CaseResult) -> bool:
+    """Right action, and the output equals the expected link or an also-ok one."""
+    case = result.case
+    if ACTION_OF.get(case.action) != result.action:
+        return False
+    if case.expected is None:
+        return result.output is None
+    if result.output is None:
+        return False
+    got = normalize_link(result.output, result.base_url)
+    return any(got == normalize_link(link, result.base_url) for link in (case.expected, *case.also_ok))
+
+
+def rate(hits: int, total: int) -> float | None:
+    return None if total == 0 else 100.0 * hits / total
+
+
+def percentile(values: Sequence[float], p: float) -> float | None:
+    """Nearest-rank percentile (p in 0-100) of ``values``; ``None`` when empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(p / 100.0 * len(ordered)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+@dataclass(frozen=True, slots=True)
+class Metrics:
+    """Every figure of the reference-accuracy report (percentages; ms for latency)."""
+
+    questions: int
+    in_scope: int
+    out_of_scope: int
+    links: int
+    valid_links: int
+    link_validity: float | None
+    hit1: float | None
+    hit3: float | None
+    page_hit3: float | None
+    refusal: float | None  # out-of-scope questions answered not_covered
+    false_refusal: float | None  # in-scope questions answered not_covered
+    cases: int = 0
+    repair: float | None = None
+    repair_by_category: Mapping[str, float | None] = field(default_factory=dict)
+    latency_ms: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict)
+    by_site: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        def r(v: float | None) -> float | None:
+            return None if v is None else round(v, 2)
+
+        return {
+            "questions": self.questions,
+            "in_scope": self.in_scope,
+            "out_of_scope": self.out_of_scope,
+            "links": self.links,
+            "valid_links": self.valid_links,
+            "link_validity": r(self.link_validity),
+            "hit1": r(self.hit1),
+            "hit3": r(self.hit3),
+            "page_hit3": r(self.page_hit3),
+            "refusal": r(self.refusal),
+            "false_refusal": r(self.false_refusal),
+            "cases": self.cases,
+            "repair": r(self.repair),
+            "repair_by_category": {k: r(v) for k, v in sorted(self.repair_by_category.items())},
+            "latency_ms": {s: {k: r(v) for k, v in d.items()} for s, d in self.latency_ms.items()},
+            "by_site": {s: {k: r(v) for k, v in d.items()} for s, d in sorted(self.by_site.items())},
+        }
+
+
+def _question_rates(results: Sequence[QuestionResult]) -> dict[str, float | None]:
+    inside = [r for r in results if r.question.kind != OUT_OF_SCOPE]
+    outside = [r for r in results if r.question.kind == OUT_OF_SCOPE]
+    checks = [ok for r in results for ok in r.live_ok]
+    return {
+        "link_validity": rate(sum(checks), len(checks)) if checks else (100.0 if results else None),
+        "hit1": rate(sum(is_hit(r, 1) for r in inside), len(inside)),
+        "hit3": rate(sum(is_hit(r, 3) for r in inside), len(inside)),
+        "page_hit3": rate(sum(is_page_hit(r, 3) for r in inside), len(inside)),
+        "refusal": rate(sum(r.status == NOT_COVERED for r in outside), len(outside)),
+        "false_refusal": rate(sum(r.status == NOT_COVERED for r in inside), len(inside)),
+    }
+
+
+def latency(results: Iterable[QuestionResult]) -> dict[str, dict[str, float | None]]:
+    """p50/p95 per pipeline stage, over the questions that report that stage."""
+    per_stage: dict[str, list[float]] = defaultdict(list)
+    for r in results:
+        for stage, ms in r.timings_ms.items():
+            per_stage[stage].append(float(ms))
+    order = [s for s in STAGES if s in per_stage] + sorted(set(per_stage) - set(STAGES))
+    return {s: {"p50": percentile(per_stage[s], 50), "p95": percentile(per_stage[s], 95)} for s in order}
+
+
+def compute_metrics(results: Sequence[QuestionResult], cases: Sequence[CaseResult] = ()) -> Metrics:
+    """All report figures from question results and repair-case results."""
+    rates = _question_rates(results)
+    by_category: dict[str, list[bool]] = defaultdict(list)
+    for c in cases:
+        by_category[c.case.category].append(is_case_right(c))
+    sites = sorted({r.question.site for r in results})
+    checks = [ok for r in results for ok in r.live_ok]
+    return Metrics(
+        questions=len(results),
+        in_scope=sum(r.question.kind != OUT_OF_SCOPE for r in results),
+        out_of_scope=sum(r.question.kind == OUT_OF_SCOPE for r in results),
+        links=len(checks),
+        valid_links=sum(checks),
+        cases=len(cases),
+        repair=rate(sum(ok for oks in by_category.values() for ok in oks), len(cases)),
+        repair_by_category={k: rate(sum(v), len(v)) for k, v in by_category.items()},
+        latency_ms=latency(results),
+        by_site={s: _question_rates([r for r in results if r.question.site == s]) for s in sites},
+        **rates,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """Minimum (or, for false refusals, maximum) percentages; ``None`` means unchecked."""
+
+    link_validity: float | None = 100.0
+    hit1: float | None = None
+    hit3: float | None = None
+    refusal: float | None = None
+    false_refusal: float | None = None  # maximum
+    repair: float | None = None
+
+    def to_json(self) -> dict[str, float | None]:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+
+def check_thresholds(metrics: Metrics, thresholds: Thresholds) -> list[str]:
+    """One message per figure outside its threshold; empty when the report passes."""
+    failures: list[str] = []
+    for name in ("link_validity", "hit1", "hit3", "refusal", "repair"):
+        want = getattr(thresholds, name)
+        got = getattr(metrics, name)
+        if want is not None and got is not None and got < want - 1e-9:
+            failures.append(f"{name} {got:.1f}% is below the minimum {want:g}%")
+    want = thresholds.false_refusal
+    if want is not None and metrics.false_refusal is not None and metrics.false_refusal > want + 1e-9:
+        failures.append(f"false_refusal {metrics.false_refusal:.1f}% is above the maximum {want:g}%")
+    return failures
+
+
+def question_failures(result: QuestionResult) -> list[str]:
+    """Why one question counts as a failure (empty when it passed)."""
+    reasons: list[str] = []
+    if result.error:
+        reasons.append(f"error: {result.error}")
+    if result.question.kind == OUT_OF_SCOPE:
+        if result.status != NOT_COVERED:
+            reasons.append("out of scope but answered")
+    else:
+        if result.status == NOT_COVERED:
+            reasons.append("refused (not_covered)")
+        elif not is_hit(result, 3):
+            reasons.append("no gold section in the top 3")
+    for url, ok, why in zip(result.links, result.live_ok, result.live_reasons or ("",) * len(result.links)):
+        if not ok:
+            reasons.append(f"dead link {url}" + (f" ({why})" if why else ""))
+    return reasons

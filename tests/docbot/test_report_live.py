@@ -1,0 +1,123 @@
+"""Live link checks against a real server on 127.0.0.1, and the report end to end with a fake pipeline."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from docbot.report.live import check_links
+from docbot.report.metrics import Question, RepairCase, Thresholds
+from docbot.report.render import render_html, render_json, render_markdown
+from docbot.report.run import build_report
+from tests.conftest import serve_directory
+
+PAGES = {
+    "index.html": '<html><body><h1 id="welcome">Welcome</h1><a name="legacy"></a></body></html>',
+    "guide/index.html": '<html><body><section id="install"><h2>Install</h2></section>'
+    '<h2 id="Upper-Case">Upper</h2></body></html>',
+    "api.html": '<html><body><dl><dt id="pkg.Thing.run">run()</dt></dl></body></html>',
+}
+
+
+@pytest.fixture()
+def site(tmp_path: Path):
+    for rel, body in PAGES.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body, encoding="utf-8")
+    with serve_directory(tmp_path) as base:
+        yield base
+
+
+def test_live_check_fragment_present_absent_and_missing_page(site: str) -> None:
+    urls = [
+        site + "index.html#welcome",
+        site + "index.html#legacy",  # <a name>
+        site + "guide/#install",  # directory URL
+        site + "guide/index.html#Upper-Case",
+        site + "guide/index.html#upper-case",  # fragments are case-sensitive
+        site + "index.html#nowhere",
+        site + "missing.html#welcome",
+        site + "api.html",
+    ]
+    checks = asyncio.run(check_links(urls))
+    assert [checks[u].ok for u in urls] == [True, True, True, True, False, False, False, True]
+    assert "not in page" in checks[site + "index.html#nowhere"].reason
+    assert checks[site + "missing.html#welcome"].reason == "HTTP 404"
+
+
+@dataclass(frozen=True)
+class Ref:
+    url: str
+
+
+@dataclass(frozen=True)
+class FakeAnswer:
+    status: str
+    references: tuple[Ref, ...]
+    timings_ms: dict[str, float] = field(default_factory=lambda: {"retrieve": 3.0, "total": 9.0})
+    error: str | None = None
+
+
+class FakePipeline:
+    """Answers from a fixed table, the way the real pipeline's Answer looks to the report."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+
+    def ask(self, question: str, site: str | None = None) -> FakeAnswer:
+        if "install" in question:
+            return FakeAnswer("answered", (Ref(self.base + "guide/index.html#install"), Ref(self.base + "api.html#pkg.Thing.run")))
+        if "run" in question:
+            return FakeAnswer("answered", (Ref(self.base + "index.html#welcome"), Ref(self.base + "api.html#pkg.Thing.gone")))
+        return FakeAnswer("not_covered", ())
+
+
+@dataclass(frozen=True)
+class Outcome:
+    input: str
+    output: str | None
+    action: str
+    reason: str = ""
+
+
+class FakeValidator:
+    def check_url(self, url: str, site: str | None = None) -> Outcome:
+        if url.endswith("#Install"):
+            return Outcome(url, url.replace("#Install", "#install"), "rewritten", "case")
+        return Outcome(url, url, "kept", "exists")
+
+
+def test_report_with_fake_pipeline_and_real_server(site: str) -> None:
+    questions = [
+        Question("s-1", "s", "semantic", "How do I install it?", gold=("guide/#install",)),
+        Question("s-2", "s", "explicit", "What does Thing.run <it> do?", gold=("api.html#pkg.Thing.run",)),
+        Question("s-3", "s", "out_of_scope", "Kubernetes?"),
+    ]
+    cases = [
+        RepairCase("v-1", "s", "guide/index.html#Install", "guide/index.html#install", "rewrite", "case"),
+        RepairCase("v-2", "s", "api.html#nope", "api.html", "drop_fragment", "nonexistent_fragment"),
+    ]
+    data = build_report(
+        FakePipeline(site), questions, {"s": site}, Thresholds(link_validity=100, hit3=90),
+        validator=FakeValidator(), cases=cases,
+    )
+    m = data.metrics
+    assert (m.links, m.valid_links) == (4, 3)
+    assert m.hit3 == 50.0 and m.hit1 == 50.0 and m.refusal == 100.0
+    assert m.repair_by_category == {"case": 100.0, "nonexistent_fragment": 0.0}
+    assert not data.passed and len(data.failures) == 2
+
+    md = render_markdown(data)
+    assert "failed" in md and "| Link validity (live) | 75.0% | ≥ 100% |" in md
+    assert "api.html#pkg.Thing.gone" in md and "<it>" not in md  # question text escaped
+    page = render_html(data)
+    assert "<svg" in page and "&lt;it&gt;" in page and "<it>" not in page
+    assert "api.html#pkg.Thing.gone" in page
+    body = json.loads(render_json(data))
+    assert body["passed"] is False and body["metrics"]["link_validity"] == 75.0
+    assert [c["right"] for c in body["cases"]] == [True, False]
