@@ -1,0 +1,220 @@
+"""Scheduled refresh: recrawl each site incrementally, re-index what changed, re-check the reference log.
+
+For every site: ``crawl_site`` (conditional requests; it refuses to replace
+the map when too many pages were lost), then ``Index.build`` for that site
+(only changed chunks are re-embedded). Afterwards every link docbot ever sent
+(the reference log) is checked against the new maps; links that no longer
+hold are listed with the validator's repaired target. The change report is
+written to ``<data-dir>/reports/refresh-<timestamp>.{md,json}``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from crawlers.errors import CrawlRefused
+from crawlers.model import AnchorMap, map_path, write_atomic
+from docbot.config import Settings
+from docbot.errors import SiteNotFound
+
+log = logging.getLogger(__name__)
+REFERENCE_LOG = "docbot.sqlite"
+MAX_LISTED = 50  # items listed per change kind in the Markdown report
+
+
+@dataclass(frozen=True, slots=True)
+class SiteRefresh:
+    """What refreshing one site did; ``error`` is set (and ``ok`` false) when the previous map was kept."""
+
+    site: str
+    start_url: str
+    ok: bool
+    changes: dict[str, Any] | None = None  # ChangeReport.to_json()
+    index: dict[str, Any] | None = None  # IndexStats as a dict
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"site": self.site, "start_url": self.start_url, "ok": self.ok, "changes": self.changes,
+                "index": self.index, "error": self.error}
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedLink:
+    """A link from the reference log that the new maps no longer keep as-is."""
+
+    answer_id: int
+    url: str
+    action: str  # rewritten | fragment_dropped | link_dropped
+    output: str | None
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"answer_id": self.answer_id, "url": self.url, "action": self.action, "output": self.output,
+                "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshReport:
+    started_at: str
+    sites: tuple[SiteRefresh, ...]
+    links_checked: int = 0
+    links: tuple[LoggedLink, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return all(s.ok for s in self.sites)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"started_at": self.started_at, "ok": self.ok, "sites": [s.to_json() for s in self.sites],
+                "reference_log": {"checked": self.links_checked, "changed": [link.to_json() for link in self.links]}}
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    if hasattr(value, "to_json"):
+        return dict(value.to_json())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    return {"value": str(value)}
+
+
+def crawl_config_for(settings: Settings, site: str) -> Any:
+    """The CrawlConfig of a configured site, or one from the anchor map's base_url."""
+    from crawlers.crawl import CrawlConfig
+
+    for cfg in settings.sites:
+        if cfg.name == site:
+            extra = {k: v for k, v in (("max_pages", cfg.max_pages), ("concurrency", cfg.concurrency)) if v is not None}
+            return CrawlConfig(site=site, start_url=cfg.url, include=cfg.include, exclude=cfg.exclude,
+                               source_types=cfg.source_types, **extra)
+    path = map_path(settings.anchor_maps, site)
+    if not path.is_file():
+        raise SiteNotFound(f"Site {site!r} has no [[sites]] entry and no anchor map in {settings.anchor_maps} — "
+                           f"add it to docbot.toml or run `docbot crawl URL --site {site}`")
+    return CrawlConfig(site=site, start_url=AnchorMap.load(path).base_url)
+
+
+def refresh_site(settings: Settings, site: str, force: bool, client: Any, index: Any | None) -> SiteRefresh:
+    """Crawl one site and re-index it; failures become a SiteRefresh with ``ok=False``."""
+    from crawlers.crawl import crawl_site
+    from crawlers.model import load_section_texts
+
+    config = crawl_config_for(settings, site)
+    try:
+        result = crawl_site(config, settings.anchor_maps, settings.data_dir, force=force, client=client)
+    except CrawlRefused as exc:
+        return SiteRefresh(site, config.start_url, False, error=f"crawl refused, previous map kept: {exc}")
+    except Exception as exc:  # noqa: BLE001 - one broken site must not stop the others
+        log.exception("refresh of %s failed", site)
+        return SiteRefresh(site, config.start_url, False, error=f"crawl failed, previous map kept: {type(exc).__name__}: {exc}")
+    changes = _as_dict(result.report)
+    if index is None:
+        return SiteRefresh(site, config.start_url, True, changes)
+    try:
+        stats = index.build(site, load_section_texts(settings.data_dir, site), result.map)
+    except Exception as exc:  # noqa: BLE001
+        log.exception("re-index of %s failed", site)
+        return SiteRefresh(site, config.start_url, False, changes,
+                           error=f"map updated but re-index failed: {type(exc).__name__}: {exc} — run `docbot index --site {site}`")
+    return SiteRefresh(site, config.start_url, True, changes, _as_dict(stats))
+
+
+def recheck_reference_log(settings: Settings) -> tuple[int, list[LoggedLink]]:
+    """Check every logged link against the current maps; returns (links checked, links not kept)."""
+    path = Path(settings.data_dir) / REFERENCE_LOG
+    if not path.is_file():
+        return 0, []
+    from docbot.report.run import load_anchor_maps
+    from docbot.store import ReferenceLog
+    from docbot.validate import ReferenceValidator
+
+    validator = ReferenceValidator(load_anchor_maps(settings.anchor_maps), allow_hosts=settings.allow_hosts)
+    checked, changed = 0, []
+    for answer_id, url in ReferenceLog(path).iter_links():
+        checked += 1
+        outcome = validator.check_url(url)
+        if outcome.action != "kept":
+            changed.append(LoggedLink(answer_id, url, outcome.action, outcome.output, outcome.reason))
+    return checked, changed
+
+
+def refresh(
+    settings: Settings,
+    sites: Sequence[str] = (),
+    force: bool = False,
+    client: Any = None,
+    embedder: Any = None,
+    reindex: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> RefreshReport:
+    """Refresh ``sites`` (default: every configured or crawled site) and re-check the reference log."""
+    started = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    names = list(sites) or settings.site_names()
+    if not names:
+        raise SiteNotFound("No sites to refresh — add [[sites]] to docbot.toml or run `docbot crawl URL --site NAME`")
+    index = None
+    if reindex:
+        from docbot.embed import embedder_from_settings
+        from docbot.index import Index
+
+        index = Index.open(settings.data_dir, embedder or embedder_from_settings(settings), chroma_url=settings.chroma_url)
+    results = []
+    for name in names:
+        if progress:
+            progress(name)
+        results.append(refresh_site(settings, name, force, client, index))
+    checked, changed = recheck_reference_log(settings)
+    return RefreshReport(started, tuple(results), checked, tuple(changed))
+
+
+def _summary(changes: dict[str, Any]) -> list[str]:
+    lines = []
+    for key, value in changes.items():
+        if isinstance(value, (list, tuple, dict)):
+            items = list(value.items()) if isinstance(value, dict) else list(value)
+            lines.append(f"- **{key}**: {len(items)}")
+            for item in items[:MAX_LISTED]:
+                text = json.dumps(item, ensure_ascii=False) if not isinstance(item, str) else item
+                lines.append(f"  - `{text}`")
+            if len(items) > MAX_LISTED:
+                lines.append(f"  - … {len(items) - MAX_LISTED} more (see the JSON report)")
+        elif value not in (None, "", 0):
+            lines.append(f"- **{key}**: {value}")
+    return lines
+
+
+def render_markdown(report: RefreshReport) -> str:
+    """The change report as Markdown (also used as the body of the refresh pull request)."""
+    verdict = "all sites refreshed" if report.ok else "some sites FAILED (their previous maps were kept)"
+    lines = [f"# Anchor-map refresh {report.started_at} — {verdict}", ""]
+    for s in report.sites:
+        lines.append(f"## {s.site} ({s.start_url}) — {'ok' if s.ok else 'failed'}")
+        if s.error:
+            lines.append(f"\n**Error:** {s.error}")
+        if s.changes:
+            lines += ["", *_summary(s.changes)]
+        if s.index:
+            lines += ["", "Index: " + ", ".join(f"{k} {v}" for k, v in s.index.items())]
+        lines.append("")
+    lines.append(f"## Reference log: {report.links_checked} links checked, {len(report.links)} no longer valid")
+    if report.links:
+        lines += ["", "| answer | link | action | repaired target |", "|---|---|---|---|"]
+        for link in report.links:
+            lines.append(f"| {link.answer_id} | `{link.url}` | {link.action} | {('`' + link.output + '`') if link.output else '—'} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(report: RefreshReport, data_dir: str | Path) -> tuple[Path, Path]:
+    """Write refresh-<timestamp>.md and .json under ``<data-dir>/reports``."""
+    stamp = report.started_at.replace("-", "").replace(":", "")
+    base = Path(data_dir) / "reports" / f"refresh-{stamp}"
+    md, js = base.with_suffix(".md"), base.with_suffix(".json")
+    write_atomic(md, render_markdown(report))
+    write_atomic(js, json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n")
+    return md, js
