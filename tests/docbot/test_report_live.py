@@ -121,3 +121,18 @@ def test_report_with_fake_pipeline_and_real_server(site: str) -> None:
     body = json.loads(render_json(data))
     assert body["passed"] is False and body["metrics"]["link_validity"] == 75.0
     assert [c["right"] for c in body["cases"]] == [True, False]
+
+
+def test_outputs_written_and_appended_to_job_summary(site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from docbot.commands.report import parse_base_urls, write_outputs
+
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n", encoding="utf-8")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    questions = [Question("s-3", "s", "out_of_scope", "Kubernetes?")]
+    data = build_report(FakePipeline(site), questions, parse_base_urls([f"s={site}"]), Thresholds())
+    assert data.passed
+    markdown = write_outputs(data, tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["report.html", "report.json", "report.md"]
+    assert summary.read_text(encoding="utf-8") == "earlier step\n" + markdown
+    assert "passed" in markdown

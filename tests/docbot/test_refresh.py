@@ -1,0 +1,95 @@
+"""Refresh on a tiny real site: a renamed heading id is reported and logged links are repaired; a failed site keeps its map."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from docbot.cli import main
+from docbot.config import Settings, SiteConfig
+from docbot.refresh import refresh, render_markdown, write_report
+from tests.conftest import serve_directory
+
+PAGE = """<!doctype html><html><head><title>{title}</title></head><body>
+<h1 id="{h1}">{title}</h1><p>Intro text about {title}.</p>
+{body}
+</body></html>"""
+
+
+def write_site(root: Path, setup_id: str) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "index.html").write_text(
+        PAGE.format(title="Tiny docs", h1="tiny-docs", body='<p><a href="guide.html">Guide</a></p>'), encoding="utf-8"
+    )
+    (root / "guide.html").write_text(
+        PAGE.format(
+            title="Guide",
+            h1="guide",
+            body=f'<h2 id="{setup_id}">Setting up the project</h2><p>Run the installer, then configure the project.</p>'
+            '<h2 id="usage">Usage</h2><p>Call the main function with a path.</p>',
+        ),
+        encoding="utf-8",
+    )
+
+
+def log_links(data_dir: Path, urls: list[str]) -> None:
+    from docbot.store import ReferenceLog
+
+    log = ReferenceLog(data_dir / "docbot.sqlite")
+    log.record_answer("how do I set up?", urls)  # type: ignore[attr-defined]
+
+
+@pytest.fixture()
+def tiny(tmp_path: Path):
+    root = tmp_path / "site"
+    write_site(root, "setting-up")
+    with serve_directory(root) as base:
+        settings = Settings(
+            data_dir=tmp_path / "data", anchor_maps=tmp_path / "maps", sites=(SiteConfig(name="tiny", url=base),)
+        )
+        yield root, base, settings
+
+
+def test_renamed_heading_is_reported_and_logged_link_repaired(tiny: tuple[Path, str, Settings]) -> None:
+    root, base, settings = tiny
+    first = refresh(settings, reindex=False)
+    assert first.ok, first.sites[0].error
+    old_link = base + "guide.html#setting-up"
+    log_links(settings.data_dir, [old_link, base + "guide.html#usage"])
+
+    write_site(root, "setting-up-the-project")  # the generator changed its slug rule
+    second = refresh(settings, reindex=False)
+    assert second.ok, second.sites[0].error
+    changes = json.dumps(second.sites[0].changes)
+    assert "setting-up" in changes and "setting-up-the-project" in changes
+
+    assert second.links_checked == 2
+    [repaired] = second.links
+    assert repaired.url == old_link
+    assert repaired.action == "rewritten"
+    assert repaired.output == base + "guide.html#setting-up-the-project"
+
+    md_path, json_path = write_report(second, settings.data_dir)
+    assert md_path.parent == settings.data_dir / "reports" and md_path.name.startswith("refresh-")
+    assert "guide.html#setting-up-the-project" in md_path.read_text(encoding="utf-8")
+    assert json.loads(json_path.read_text(encoding="utf-8"))["reference_log"]["checked"] == 2
+    assert "setting-up-the-project" in render_markdown(second)
+
+
+def test_failed_site_exits_non_zero_and_keeps_its_map(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    write_site(root, "setting-up")
+    with serve_directory(root) as base:
+        config = tmp_path / "docbot.toml"
+        config.write_text(f'[[sites]]\nname = "tiny"\nurl = "{base}"\n', encoding="utf-8")
+        argv = ["--config", str(config), "--data-dir", str(tmp_path / "data"), "--anchor-maps", str(tmp_path / "maps")]
+        assert main([*argv, "refresh", "--no-index"]) == 0
+    map_file = tmp_path / "maps" / "tiny.json"
+    before = map_file.read_bytes()
+    # The server is gone now: the crawl fails and the previous map must stay.
+    assert main([*argv, "refresh", "--no-index", "--json"]) != 0
+    assert map_file.read_bytes() == before
+    reports = sorted((tmp_path / "data" / "reports").glob("refresh-*.json"))
+    assert reports and json.loads(reports[-1].read_text(encoding="utf-8"))["ok"] is False
