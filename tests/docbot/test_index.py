@@ -1,0 +1,151 @@
+"""Index: Chroma round-trip, BM25, incremental re-indexing, model mismatch, missing index."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import chromadb
+import pytest
+from chromadb.config import Settings as ChromaSettings
+
+from crawlers.model import AnchorMap, Page, SectionText
+from docbot.embed import HashEmbedder
+from docbot.errors import EmbeddingMismatch, IndexMissing
+from docbot.index import Index
+from docbot.lexical import tokenize
+
+BASE = "http://127.0.0.1:8000/"
+
+
+def site_fixture(extra_page: bool = True, cookie_text: str = "Only send the session cookie over HTTPS.") -> tuple[list[SectionText], AnchorMap]:
+    config, api, tut = BASE + "config.html", BASE + "api.html", BASE + "tutorial.html"
+    pages = {
+        config: Page(config, "Configuration", anchors=("builtin-values", "SESSION_COOKIE_SECURE", "TESTING")),
+        api: Page(api, "API", "API reference", anchors=("flask.Flask.route",)),
+    }
+    sections = [
+        SectionText("demo", config, "builtin-values", "Builtin Values", 1, ("Configuration", "Builtin Values"), "Guides",
+                    "Flask reads these configuration values."),
+        SectionText("demo", config, "SESSION_COOKIE_SECURE", "SESSION_COOKIE_SECURE", 2,
+                    ("Configuration", "Builtin Values", "SESSION_COOKIE_SECURE"), "Guides", cookie_text, "api"),
+        SectionText("demo", config, "TESTING", "TESTING", 2, ("Configuration", "Builtin Values", "TESTING"), "Guides",
+                    "Enable testing mode so exceptions propagate.", "api"),
+        SectionText("demo", api, "flask.Flask.route", "route", 1, ("API", "flask.Flask.route"), "API reference",
+                    "A decorator that registers a view function for a URL rule.", "api"),
+    ]
+    if extra_page:
+        pages[tut] = Page(tut, "Tutorial", "Tutorials", anchors=("templates",))
+        sections.append(SectionText("demo", tut, "templates", "Templates", 1, ("Tutorial", "Templates"), "Tutorials",
+                                    "Render Jinja templates with render_template."))
+    return sections, AnchorMap("demo", BASE, pages=pages)
+
+
+def client(tmp_path: Path) -> chromadb.ClientAPI:
+    return chromadb.PersistentClient(path=str(tmp_path / "chroma"), settings=ChromaSettings(anonymized_telemetry=False))
+
+
+def test_round_trip_dense_and_lexical(tmp_path: Path) -> None:
+    embedder = HashEmbedder()
+    index = Index.open(tmp_path, embedder, client=client(tmp_path))
+    sections, amap = site_fixture()
+    stats = index.build("demo", sections, amap)
+    assert stats.to_json()["chunks"] == 5 and stats.embedded == 5 and stats.deleted == 0
+    assert set(stats.to_json()) == {"site", "chunks", "embedded", "deleted", "seconds"}
+    assert index.sites() == ["demo"]
+
+    top, score = index.dense("SESSION_COOKIE_SECURE cookie HTTPS", k=3)[0]
+    assert top.deep_url == BASE + "config.html#SESSION_COOKIE_SECURE" and 0 < score <= 1.0001
+    lex = index.lexical("SESSION_COOKIE_SECURE", k=3)
+    assert lex[0][0].anchor == "SESSION_COOKIE_SECURE"
+    assert index.lexical("Flask.route")[0][0].anchor == "flask.Flask.route"
+    assert index.lexical("Configuration TESTING")[0][0].title == "TESTING"  # parent title is searchable
+    assert index.lexical("zzzz unknown") == []
+    assert index.get(top.id) == top and index.get("nope") is None
+    assert len(index.chunks("demo")) == 5
+
+    # A fresh Index over the same data dir serves the same results (persistence).
+    again = Index.open(tmp_path, embedder, client=client(tmp_path))
+    assert again.dense("SESSION_COOKIE_SECURE cookie HTTPS", k=1)[0][0].id == top.id
+    assert again.lexical("render_template")[0][0].title == "Templates"
+
+
+def test_incremental_reindex(tmp_path: Path) -> None:
+    embedder = HashEmbedder()
+    index = Index.open(tmp_path, embedder, client=client(tmp_path))
+    sections, amap = site_fixture()
+    index.build("demo", sections, amap)
+
+    unchanged = index.build("demo", sections, amap)
+    assert (unchanged.embedded, unchanged.deleted) == (0, 0)
+
+    edited, amap2 = site_fixture(cookie_text="Send the cookie only over HTTPS connections.")
+    calls = embedder.calls
+    stats = index.build("demo", edited, amap2)
+    assert (stats.embedded, stats.deleted) == (1, 0) and embedder.calls == calls + 1
+    assert "HTTPS connections" in index.lexical("connections")[0][0].text
+
+    fewer, amap3 = site_fixture(extra_page=False, cookie_text="Send the cookie only over HTTPS connections.")
+    removed = index.build("demo", fewer, amap3)
+    assert (removed.chunks, removed.embedded, removed.deleted) == (4, 0, 1)
+    assert all("tutorial" not in c.url for c, _ in index.dense("templates", k=10))
+    assert index.lexical("render_template") == []
+    col = client(tmp_path).get_collection("docbot_demo")
+    assert col.count() == 4
+
+
+def test_interrupted_run_keeps_previous_manifest(tmp_path: Path) -> None:
+    class Boom(HashEmbedder):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            raise KeyboardInterrupt
+
+    sections, amap = site_fixture()
+    Index.open(tmp_path, HashEmbedder(), client=client(tmp_path)).build("demo", sections, amap)
+    before = (tmp_path / "index" / "demo.json").read_bytes()
+    edited, amap2 = site_fixture(cookie_text="changed text")
+    with pytest.raises(KeyboardInterrupt):
+        Index.open(tmp_path, Boom(), client=client(tmp_path)).build("demo", edited, amap2)
+    assert (tmp_path / "index" / "demo.json").read_bytes() == before
+    index = Index.open(tmp_path, HashEmbedder(), client=client(tmp_path))
+    assert index.lexical("SESSION_COOKIE_SECURE")[0][0].anchor == "SESSION_COOKIE_SECURE"
+    assert index.build("demo", edited, amap2).embedded == 1
+
+
+def test_model_mismatch_says_rebuild(tmp_path: Path) -> None:
+    sections, amap = site_fixture()
+    Index.open(tmp_path, HashEmbedder(name="model-a"), client=client(tmp_path)).build("demo", sections, amap)
+    other = Index.open(tmp_path, HashEmbedder(name="model-b"), client=client(tmp_path))
+    with pytest.raises(EmbeddingMismatch, match=r"docbot index --site demo --rebuild"):
+        other.dense("cookie")
+    with pytest.raises(EmbeddingMismatch):
+        other.build("demo", sections, amap)
+    stats = other.build("demo", sections, amap, rebuild=True)
+    assert stats.embedded == 5
+    assert json.loads((tmp_path / "index" / "demo.json").read_text())["embedding_model"] == "model-b"
+    assert other.dense("cookie HTTPS", k=1)
+
+
+def test_missing_site_names_the_command(tmp_path: Path) -> None:
+    index = Index.open(tmp_path, HashEmbedder(), client=client(tmp_path))
+    with pytest.raises(IndexMissing, match=r"run `docbot index --site flask`"):
+        index.dense("x", sites=["flask"])
+    with pytest.raises(IndexMissing):
+        index.chunks("flask")
+    assert index.dense("x") == [] and index.sites() == []
+
+
+def test_ephemeral_client_round_trip(tmp_path: Path) -> None:
+    index = Index.open(tmp_path, HashEmbedder(), client=chromadb.EphemeralClient(settings=ChromaSettings(anonymized_telemetry=False)))
+    sections, amap = site_fixture()
+    index.build("eph", [SectionText("eph", *_rest(s)) for s in sections], amap, rebuild=True)
+    assert index.dense("templates render", k=1, sites=["eph"])[0][0].site == "eph"
+
+
+def _rest(s: SectionText) -> tuple:
+    return (s.url, s.anchor, s.title, s.level, s.path, s.source_type, s.text, s.kind)
+
+
+def test_tokenizer_keeps_api_names_whole() -> None:
+    tokens = tokenize("Use flask.Flask.route() and SESSION_COOKIE_SECURE in the config.")
+    assert {"flask.flask.route", "flask.route", "session_cookie_secure", "session", "cookie", "secure"} <= set(tokens)
+    assert "the" not in tokens and "in" not in tokens
