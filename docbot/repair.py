@@ -1,0 +1,385 @@
+"""Find the intended target of a broken link: per-map indexes, fragment repair and page-path repair.
+
+Pure functions over an :class:`~crawlers.model.AnchorMap`. Evidence is tried in a
+fixed order (exact, case, slug style, rename history, paraphrase, transplanted
+fragment, dead page path); precision beats recall, so anything ambiguous is
+left unrepaired.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit, urlunsplit
+
+from crawlers.model import AnchorMap, Page
+
+PARAPHRASE_THRESHOLD = 0.55  # minimum similarity score for a paraphrased fragment
+MIN_PREFIX_MATCH = 4  # a token matches a longer one it is a prefix of ("cert" ~ "certificate")
+MAX_RENAME_CHAIN = 8
+STOPWORDS = frozenset(
+    "a an the and or of to in on for with as by at is are be how what why when do does your you it its "
+    "this that from into via".split()
+)
+_GENERATED = re.compile(r"^(?:id|index|toc|footnote|fn|ref|sec|section)[-_]?[\d.\-]+$|^[0-9a-f]{10,}$", re.I)
+_DUPLICATE_SUFFIX = re.compile(r".[_-]\d+$")
+_API_ID = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
+_NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_PARENS = re.compile(r"\([^)]*\)")
+_VERSION_SEGMENT = re.compile(r"^(?:en|latest|stable|dev|devel|master|main|current|v?\d+(?:\.\d+)*(?:\.x)?)$", re.I)
+_SLUG_PREFIXES = ("user-content-", "s-")
+_ALT_EXTENSIONS = (".htm", ".md", ".rst", ".txt", ".php", ".xhtml")
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A repaired target: canonical page URL, fragment ('' for the page) and why."""
+
+    page: str
+    fragment: str
+    reason: str
+
+
+def is_generated(anchor: str) -> bool:
+    """True for ids a generator made up (``id1``, ``id-1.9.3``, hashes) rather than heading or API ids."""
+    return bool(_GENERATED.match(anchor))
+
+
+def compact(text: str) -> str:
+    """Lower-case alphanumerics only: equal for slug styles that differ in separators or apostrophes."""
+    return _NON_ALNUM.sub("", text.lower())
+
+
+def _slug_keys(text: str) -> set[str]:
+    low = text.lower()
+    keys = {compact(low)}
+    for prefix in _SLUG_PREFIXES:
+        if low.startswith(prefix) and len(low) > len(prefix):
+            keys.add(compact(low[len(prefix):]))
+    keys.discard("")
+    return keys
+
+
+def stem(token: str) -> str:
+    """Light stemming: plural and -ing/-ed endings (``identified`` → ``identify``)."""
+    if len(token) <= 3:
+        return token
+    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("s", "")):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            if suffix == "s" and token.endswith("ss"):
+                return token
+            return token[: -len(suffix)] + repl
+    return token
+
+
+def tokens(text: str) -> tuple[str, ...]:
+    """Stemmed, lower-case content words, splitting on non-alphanumerics and camelCase (plus the whole word)."""
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        parts = _CAMEL.findall(word) or [word]
+        for part in parts:
+            low = part.lower()
+            if low not in STOPWORDS:
+                out.append(stem(low))
+        if len(parts) > 1:
+            out.append(stem(word.lower()))
+    return tuple(dict.fromkeys(out))
+
+
+def _token_matches(q: str, vocab: set[str], ordered: list[str]) -> set[str]:
+    """Vocabulary tokens equal to ``q`` or in a prefix relation with it (both at least MIN_PREFIX_MATCH long)."""
+    found = {q} if q in vocab else set()
+    if len(q) >= MIN_PREFIX_MATCH:
+        i = bisect.bisect_left(ordered, q)
+        while i < len(ordered) and ordered[i].startswith(q):
+            found.add(ordered[i])
+            i += 1
+        for k in range(MIN_PREFIX_MATCH, len(q)):
+            if q[:k] in vocab:
+                found.add(q[:k])
+    return found
+
+
+@dataclass(slots=True)
+class _Section:
+    anchor: str
+    title: str
+    kind: str
+    own: frozenset[str]
+    primary: tuple[str, ...]
+    context: frozenset[str]
+
+
+@dataclass(slots=True)
+class PageIndex:
+    """Lookup tables for one page, built on first use."""
+
+    url: str
+    anchors: frozenset[str]
+    lower: dict[str, list[str]]
+    slug: dict[str, list[str]]
+    sections: list[_Section]
+    by_token: dict[str, list[int]]
+    vocab: set[str]
+    ordered: list[str]
+    titles: dict[str, tuple[str, tuple[str, ...]]]  # anchor -> (title, path)
+
+    @classmethod
+    def build(cls, page: Page) -> PageIndex:
+        lower: dict[str, list[str]] = defaultdict(list)
+        slug: dict[str, list[str]] = defaultdict(list)
+        for anchor in sorted(page.anchors):
+            lower[anchor.lower()].append(anchor)
+            for key in _slug_keys(anchor):
+                slug[key].append(anchor)
+        sections: list[_Section] = []
+        titles: dict[str, tuple[str, tuple[str, ...]]] = {}
+        for s in page.sections:
+            if not s.anchor or s.anchor not in page.anchors:
+                continue
+            titles.setdefault(s.anchor, (s.title, s.path))
+            for text in (s.title, _PARENS.sub("", s.title)):
+                for key in _slug_keys(text):
+                    if s.anchor not in slug[key]:
+                        slug[key].append(s.anchor)
+            primary = tokens(s.title) or tokens(s.anchor)
+            own = frozenset(primary) | frozenset(tokens(s.anchor))
+            context = frozenset(t for p in s.path[:-1] for t in tokens(p))
+            sections.append(_Section(s.anchor, s.title, s.kind, own, primary, context))
+        by_token: dict[str, list[int]] = defaultdict(list)
+        for i, sec in enumerate(sections):
+            for t in sec.own:
+                by_token[t].append(i)
+        vocab = set(by_token)
+        return cls(page.url, frozenset(page.anchors), dict(lower), dict(slug), sections, dict(by_token),
+                   vocab, sorted(vocab), titles)
+
+
+def _pick(candidates: Iterable[str], fragment: str) -> str | None:
+    """The single best candidate: heading/API ids before generated ones, then closest spelling; None on a tie."""
+    unique = list(dict.fromkeys(candidates))
+    if len(unique) <= 1:
+        return unique[0] if unique else None
+
+    def rank(a: str) -> tuple[int, int, float]:
+        same = sum(x == y for x, y in zip(a, fragment))
+        return (is_generated(a) or bool(_DUPLICATE_SUFFIX.search(a)), -same,
+                -difflib.SequenceMatcher(None, a, fragment).ratio())
+
+    ranked = sorted(unique, key=rank)
+    return None if rank(ranked[0]) == rank(ranked[1]) else ranked[0]
+
+
+def _api_paraphrase(index: PageIndex, fragment: str) -> Match | None:
+    """Dotted API ids: same object path, last component a whole-token prefix of the real one (never one edit away)."""
+    prefix, _, last = fragment.rpartition(".")
+    want = [t.lower() for t in re.split(r"_+", last) if t]
+    found = []
+    for anchor in index.anchors:
+        a_prefix, dot, a_last = anchor.rpartition(".")
+        if not dot or a_prefix.lower() != prefix.lower():
+            continue
+        have = [t.lower() for t in re.split(r"_+", a_last) if t]
+        short, long_ = (want, have) if len(want) <= len(have) else (have, want)
+        if len(short) >= 2 and long_[: len(short)] == short:
+            found.append(anchor)
+    if len(found) == 1:
+        return Match(index.url, found[0], f"paraphrase of API name '{found[0]}'")
+    return None
+
+
+def paraphrase(index: PageIndex, fragment: str) -> Match | None:
+    """A section whose title/anchor covers every content word of ``fragment`` (context words from its parents)."""
+    if _API_ID.match(fragment):
+        return _api_paraphrase(index, fragment)
+    query = tokens(fragment)
+    if not query:
+        return None
+    matches = {q: _token_matches(q, index.vocab, index.ordered) for q in query}
+    candidates = {i for found in matches.values() for t in found for i in index.by_token.get(t, ())}
+    scored: list[tuple[float, int, _Section]] = []
+    for i in candidates:
+        sec = index.sections[i]
+        if sec.kind == "api" or _API_ID.match(sec.anchor):
+            continue  # API entries are matched by name (_api_paraphrase), never by loose words
+        own_hits = [q for q in query if matches[q] & sec.own]
+        if not own_hits:
+            continue
+        ctx_hits = [q for q in query if q not in own_hits and any(_close(q, c) for c in sec.context)]
+        if len(own_hits) + len(ctx_hits) < len(query):
+            continue
+        covered = sum(1 for p in sec.primary if any(_close(q, p) for q in query))
+        precision = covered / len(sec.primary)
+        if precision < 0.34 or (len(query) == 1 and precision < 0.5):
+            continue
+        score = 0.5 * (len(own_hits) + 0.5 * len(ctx_hits)) / len(query) + 0.5 * precision
+        if score >= PARAPHRASE_THRESHOLD:
+            penalty = 1 if is_generated(sec.anchor) else 0
+            scored.append((score - 0.05 * penalty, i, sec))
+    if not scored:
+        return None
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    best = scored[0]
+    if len(scored) > 1 and scored[1][0] >= best[0] - 1e-9 and scored[1][2].anchor != best[2].anchor:
+        return None  # two sections fit equally well: do not guess
+    sec = best[2]
+    return Match(index.url, sec.anchor, f"paraphrase of heading '{sec.title}' (score {best[0]:.2f})")
+
+
+def _close(q: str, t: str) -> bool:
+    if q == t:
+        return True
+    short, long_ = (q, t) if len(q) <= len(t) else (t, q)
+    return len(short) >= MIN_PREFIX_MATCH and long_.startswith(short)
+
+
+@dataclass(slots=True)
+class SiteIndex:
+    """Per-map indexes (pages, renames, fragment → pages, page paths), each built lazily and cached."""
+
+    amap: AnchorMap
+    _pages: dict[str, PageIndex] = field(default_factory=dict)
+    _renames: dict[tuple[str, str], tuple[str, str]] | None = None
+    _sitewide: tuple[dict[str, list[tuple[str, str]]], ...] | None = None
+    _paths_lower: dict[str, str] | None = None
+
+    def page(self, url: str) -> PageIndex:
+        index = self._pages.get(url)
+        if index is None:
+            index = self._pages[url] = PageIndex.build(self.amap.pages[url])
+        return index
+
+    def renames(self) -> dict[tuple[str, str], tuple[str, str]]:
+        if self._renames is None:
+            table: dict[tuple[str, str], tuple[str, str]] = {}
+            for r in sorted(self.amap.renames, key=lambda r: r.seen_at):
+                canonical = self.amap.canonical(r.url) or r.url
+                table[(canonical, r.old)] = (r.new, r.seen_at)
+            self._renames = table
+        return self._renames
+
+    def sitewide(self) -> tuple[dict[str, list[tuple[str, str]]], ...]:
+        """(exact, lower-case, slug key) → [(page, anchor)] over every page, generated ids left out."""
+        if self._sitewide is None:
+            exact: dict[str, list[tuple[str, str]]] = defaultdict(list)
+            lower: dict[str, list[tuple[str, str]]] = defaultdict(list)
+            slug: dict[str, list[tuple[str, str]]] = defaultdict(list)
+            for url, page in self.amap.pages.items():
+                for anchor in page.anchors:
+                    if is_generated(anchor):
+                        continue
+                    exact[anchor].append((url, anchor))
+                    lower[anchor.lower()].append((url, anchor))
+                    for key in _slug_keys(anchor):
+                        slug[key].append((url, anchor))
+            self._sitewide = (dict(exact), dict(lower), dict(slug))
+        return self._sitewide
+
+    def path_lower(self, url: str) -> str | None:
+        if self._paths_lower is None:
+            self._paths_lower = {}
+            for canonical in self.amap.pages:
+                self._paths_lower.setdefault(canonical.lower(), canonical)
+            for key, canonical in self.amap._alias_index.items():
+                self._paths_lower.setdefault(key.lower(), canonical)
+        return self._paths_lower.get(url.lower())
+
+
+def repair_on_page(site: SiteIndex, page_url: str, fragment: str) -> Match | None:
+    """Fragment evidence on one page: exact, case, slug style, rename history, paraphrase."""
+    index = site.page(page_url)
+    if not fragment or fragment == "top" or fragment in index.anchors:
+        return Match(page_url, fragment, "exists")
+    found = _pick(index.lower.get(fragment.lower(), ()), fragment)
+    if found:
+        return Match(page_url, found, "case-only difference")
+    keys = _slug_keys(fragment)
+    found = _pick((a for k in keys for a in index.slug.get(k, ())), fragment)
+    if found:
+        return Match(page_url, found, "slug style")
+    renames, current, seen = site.renames(), fragment, None
+    for _ in range(MAX_RENAME_CHAIN):
+        step = renames.get((page_url, current))
+        if step is None:
+            break
+        current, seen = step
+        if current in index.anchors:
+            return Match(page_url, current, f"renamed in crawl of {seen}")
+    return paraphrase(index, fragment)
+
+
+def transplant(site: SiteIndex, page_url: str | None, fragment: str) -> Match | None:
+    """The fragment (exactly, by case or by slug style) on exactly one OTHER page of the site."""
+    if not fragment or is_generated(fragment):
+        return None
+    exact, lower, slug = site.sitewide()
+    tiers = (
+        (exact.get(fragment, []), "fragment found on another page"),
+        (lower.get(fragment.lower(), []), "fragment found on another page (case-only difference)"),
+        ([hit for k in _slug_keys(fragment) for hit in slug.get(k, [])], "fragment found on another page (slug style)"),
+    )
+    for hits, reason in tiers:
+        others = list(dict.fromkeys(h for h in hits if h[0] != page_url))
+        pages = {p for p, _ in others}
+        if len(pages) == 1:
+            anchor = _pick((a for _, a in others), fragment)
+            if anchor:
+                return Match(others[0][0], anchor, reason)
+        if others:
+            return None  # ambiguous: the fragment lives on several pages
+    return None
+
+
+def page_candidates(url: str, base_url: str) -> list[tuple[str, str]]:
+    """Real-page guesses for a dead page URL (normalised, no fragment), best first, with reasons."""
+    parts = urlsplit(url)
+    base_path = urlsplit(base_url).path or "/"
+    path = parts.path
+    rels: list[tuple[str, str]] = []
+    rel = path[len(base_path):] if path.startswith(base_path) else path.lstrip("/")
+    rels.append((rel, ""))
+    segs = rel.split("/")
+    stripped = 0
+    while stripped < min(2, len(segs) - 1) and _VERSION_SEGMENT.match(segs[stripped]):
+        stripped += 1
+        rels.append(("/".join(segs[stripped:]), "leaked version prefix removed"))
+    out: list[tuple[str, str]] = []
+    for r, why in rels:
+        variants: list[tuple[str, str]] = [(r, why)] if why else []
+        if r.endswith("index.html") and (r == "index.html" or r.endswith("/index.html")):
+            d = r[: -len("index.html")].rstrip("/")
+            if d:
+                variants += [(d + ".html", "page path repaired (dir/ → .html)"), (d + ".htm", "page path repaired (.htm)")]
+        stem_, dot, ext = r.rpartition(".")
+        last = r.rsplit("/", 1)[-1]
+        if dot and "/" not in ext and "." in last:
+            ext = "." + ext.lower()
+            if ext in (".html",):
+                variants += [(stem_ + "/index.html", "page path repaired (.html → dir/)"), (stem_ + ".htm", "page path repaired (.htm)")]
+            elif ext in _ALT_EXTENSIONS:
+                variants += [(stem_ + ".html", f"page path repaired ({ext} → .html)"),
+                             (stem_ + "/index.html", f"page path repaired ({ext} → dir/)")]
+        elif r and not r.endswith("/"):
+            variants += [(r + ".html", "page path repaired (.html)"), (r + "/index.html", "page path repaired (dir/)")]
+        for v, reason in variants:
+            reason = f"{why}; {reason}" if why and reason != why else reason
+            out.append((urlunsplit((parts.scheme, parts.netloc, base_path + v, parts.query, "")), reason))
+    return out
+
+
+def repair_page(site: SiteIndex, url: str) -> tuple[str, str] | None:
+    """(canonical page, reason) for a URL whose page is not in the map, when one real page is obvious."""
+    for candidate, reason in page_candidates(url, site.amap.base_url):
+        canonical = site.amap.canonical(candidate)
+        if canonical:
+            return canonical, reason
+    canonical = site.path_lower(url)
+    if canonical:
+        return canonical, "page path repaired (letter case)"
+    return None
