@@ -98,10 +98,11 @@ def _metadata(chunk: Chunk) -> dict[str, Any]:
 class Index:
     """Dense (Chroma) and lexical (BM25) retrieval over the chunks of every indexed site."""
 
-    def __init__(self, data_dir: Path, embedder: Embedder, client: Any) -> None:
+    def __init__(self, data_dir: Path, embedder: Embedder, client: Any, owns_client: bool = False) -> None:
         self.data_dir = Path(data_dir)
         self.embedder = embedder
         self.client = client
+        self._owns_client = owns_client
         self._manifests: dict[str, _Manifest] = {}
         self._by_id: dict[str, dict[str, Chunk]] = {}
         self._collections: dict[str, Any] = {}
@@ -110,7 +111,28 @@ class Index:
     @classmethod
     def open(cls, data_dir: Path, embedder: Embedder, chroma_url: str | None = None, client: Any = None) -> Index:
         """Open the index in ``data_dir``; ``client`` (a chromadb client) overrides ``chroma_url``."""
-        return cls(Path(data_dir), embedder, client if client is not None else make_client(Path(data_dir), chroma_url))
+        if client is not None:
+            return cls(Path(data_dir), embedder, client)
+        return cls(Path(data_dir), embedder, make_client(Path(data_dir), chroma_url), owns_client=True)
+
+    def close(self) -> None:
+        """Release the Chroma client if this index created it (an injected client is the caller's)."""
+        if self._owns_client and hasattr(self.client, "close"):
+            servers = [getattr(self.client, "_server", None), getattr(getattr(self.client, "_admin_client", None), "_server", None)]
+            self.client.close()
+            # chromadb 1.x gives every HttpClient its own System but never closes
+            # its httpx session on close() (a ResourceWarning); close the ones we own.
+            for server in servers:
+                session = getattr(server, "_session", None)
+                if session is not None:
+                    session.close()
+        self._collections.clear()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- paths and caches --------------------------------------------------
     def _manifest_path(self, site: str) -> Path:

@@ -1,0 +1,52 @@
+"""`docbot index` end to end on a synthetic crawl (hash embeddings, embedded Chroma)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import docbot.embed
+from crawlers.model import AnchorMap, Page, SectionText, save_section_texts
+from docbot.cli import main
+from docbot.embed import HashEmbedder
+
+BASE = "http://127.0.0.1:8000/"
+
+
+def site_fixture() -> tuple[list[SectionText], AnchorMap]:
+    pages = {BASE + f"p{i}.html": Page(BASE + f"p{i}.html", f"Page {i}", anchors=(f"s{i}",)) for i in range(5)}
+    sections = [
+        SectionText("demo", url, f"s{i}", f"Section {i}", 1, (page.title, f"Section {i}"), "Guides", f"Text number {i}.")
+        for i, (url, page) in enumerate(pages.items())
+    ]
+    return sections, AnchorMap("demo", BASE, pages=pages)
+
+
+@pytest.fixture()
+def crawled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    sections, amap = site_fixture()
+    amap.save(tmp_path / "maps" / "demo.json")
+    save_section_texts(tmp_path / "data", "demo", sections)
+    monkeypatch.setattr(docbot.embed, "embedder_from_settings", lambda settings: HashEmbedder())
+    monkeypatch.delenv("CHROMA_URL", raising=False)
+    return ["--data-dir", str(tmp_path / "data"), "--anchor-maps", str(tmp_path / "maps"), "--config", str(tmp_path / "none.toml")]
+
+
+def test_index_json_then_noop(crawled: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "none.toml").write_text("")
+    assert main([*crawled, "index", "--json"]) == 0
+    first = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert first[0]["site"] == "demo" and first[0]["chunks"] == 5 and first[0]["embedded"] == 5
+    assert set(first[0]) == {"site", "chunks", "embedded", "deleted", "seconds"}
+    assert main([*crawled, "index", "--site", "demo"]) == 0
+    assert "demo: 5 chunks, 0 embedded, 0 deleted" in capsys.readouterr().out
+    assert main([*crawled, "index", "--site", "demo", "--rebuild", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["embedded"] == 5
+
+
+def test_missing_anchor_map_names_crawl(crawled: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "none.toml").write_text("")
+    assert main([*crawled, "index", "--site", "nosuch"]) == 1
+    assert "docbot crawl URL --site nosuch" in capsys.readouterr().err
