@@ -144,7 +144,8 @@ class PageIndex:
             if not s.anchor or s.anchor not in page.anchors:
                 continue
             titles.setdefault(s.anchor, (s.title, s.path))
-            for text in (s.title, _PARENS.sub("", s.title)):
+            titled = () if s.kind == "api" else (s.title, _PARENS.sub("", s.title))  # API titles are signatures
+            for text in titled:
                 for key in _slug_keys(text):
                     if s.anchor not in slug[key]:
                         slug[key].append(s.anchor)

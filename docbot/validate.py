@@ -182,6 +182,9 @@ class ReferenceValidator:
                 return _Checked(LinkOutcome(url, format_url(page_norm, fragment), "kept",
                                             f"host {host} is on the allowlist (kept unchecked)"))
             return drop(f"host {host or '?'} is not a configured site")
+        base_scheme = urlsplit(self.maps[name].base_url).scheme.lower()
+        if parts.scheme != base_scheme:  # http vs https of the same host is the same page
+            page_norm = base_scheme + page_norm[len(parts.scheme):]
         return self._check_on_site(url, name, page_norm, fragment, urlsplit(page_part).path.endswith("/"))
 
     def _check_on_site(self, url: str, name: str, page_norm: str, fragment: str, dir_form: bool) -> _Checked:
@@ -239,7 +242,6 @@ class ReferenceValidator:
         default_site = next(iter(sites)) if len(sites) == 1 else (next(iter(self.maps)) if len(self.maps) == 1 else None)
         approved: set[str] = set()
         text = _LINKS.sub(lambda m: self._replace(m, default_site, outcomes, approved), answer)
-        text = self._sweep(text, outcomes, approved)
 
         order: dict[int, int] = {}
         has_markers = False
@@ -258,6 +260,7 @@ class ReferenceValidator:
             return m.group("sp") + "[" + ", ".join(map(str, new)) + "]" if new else ""
 
         text = _MARKER.sub(renumber, text)
+        text = self._sweep(text, outcomes, approved)  # last: removing markers can glue a URL together
         cited = list(order) if has_markers else [n for n in refs_data]
         references = tuple(
             _renumbered(refs_data[n], i) for i, n in enumerate(cited, start=1)
