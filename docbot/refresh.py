@@ -165,10 +165,14 @@ def refresh(
 
         index = Index.open(settings.data_dir, embedder or embedder_from_settings(settings), chroma_url=settings.chroma_url)
     results = []
-    for name in names:
-        if progress:
-            progress(name)
-        results.append(refresh_site(settings, name, force, client, index))
+    try:
+        for name in names:
+            if progress:
+                progress(name)
+            results.append(refresh_site(settings, name, force, client, index))
+    finally:
+        if index is not None:
+            index.close()
     checked, changed = recheck_reference_log(settings)
     return RefreshReport(started, tuple(results), checked, tuple(changed))
 
