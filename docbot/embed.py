@@ -117,7 +117,7 @@ class OpenAIEmbedder:
 class HashEmbedder:
     """Deterministic fake for tests: a normalised bag of hashed words (shared words → higher cosine)."""
 
-    def __init__(self, dim: int = 64, name: str = "hash-test") -> None:
+    def __init__(self, dim: int = 512, name: str = "hash-test") -> None:
         self.name = name
         self._dim = dim
         self.calls = 0  # texts embedded so far, for tests of incremental indexing
@@ -130,7 +130,7 @@ class HashEmbedder:
         vec = [0.0] * self._dim
         for word in re.findall(r"[a-z0-9_]+", text.lower()):
             digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
-            vec[int.from_bytes(digest[:4], "little") % self._dim] += 1.0 if digest[4] & 1 else -1.0
+            vec[int.from_bytes(digest, "little") % self._dim] += 1.0
         norm = math.sqrt(sum(x * x for x in vec)) or 1.0
         return [x / norm for x in vec]
 
