@@ -128,6 +128,8 @@ class PageIndex:
     by_token: dict[str, list[int]]
     vocab: set[str]
     ordered: list[str]
+    ctx_vocab: set[str]
+    ctx_ordered: list[str]
     titles: dict[str, tuple[str, tuple[str, ...]]]  # anchor -> (title, path)
 
     @classmethod
@@ -158,8 +160,9 @@ class PageIndex:
             for t in sec.own:
                 by_token[t].append(i)
         vocab = set(by_token)
+        ctx_vocab = {t for sec in sections for t in sec.context}
         return cls(page.url, frozenset(page.anchors), dict(lower), dict(slug), sections, dict(by_token),
-                   vocab, sorted(vocab), titles)
+                   vocab, sorted(vocab), ctx_vocab, sorted(ctx_vocab), titles)
 
 
 def _pick(candidates: Iterable[str], fragment: str) -> str | None:
@@ -203,7 +206,9 @@ def paraphrase(index: PageIndex, fragment: str) -> Match | None:
     if not query:
         return None
     matches = {q: _token_matches(q, index.vocab, index.ordered) for q in query}
-    candidates = {i for found in matches.values() for t in found for i in index.by_token.get(t, ())}
+    ctx_matches = {q: _token_matches(q, index.ctx_vocab, index.ctx_ordered) for q in query}
+    any_match = set().union(*matches.values())
+    candidates = {i for t in any_match for i in index.by_token.get(t, ())}
     scored: list[tuple[float, int, _Section]] = []
     for i in candidates:
         sec = index.sections[i]
@@ -212,10 +217,10 @@ def paraphrase(index: PageIndex, fragment: str) -> Match | None:
         own_hits = [q for q in query if matches[q] & sec.own]
         if not own_hits:
             continue
-        ctx_hits = [q for q in query if q not in own_hits and any(_close(q, c) for c in sec.context)]
+        ctx_hits = [q for q in query if q not in own_hits and not ctx_matches[q].isdisjoint(sec.context)]
         if len(own_hits) + len(ctx_hits) < len(query):
             continue
-        covered = sum(1 for p in sec.primary if any(_close(q, p) for q in query))
+        covered = sum(1 for p in sec.primary if p in any_match)
         precision = covered / len(sec.primary)
         if precision < 0.34 or (len(query) == 1 and precision < 0.5):
             continue
@@ -233,13 +238,6 @@ def paraphrase(index: PageIndex, fragment: str) -> Match | None:
     return Match(index.url, sec.anchor, f"paraphrase of heading '{sec.title}' (score {best[0]:.2f})")
 
 
-def _close(q: str, t: str) -> bool:
-    if q == t:
-        return True
-    short, long_ = (q, t) if len(q) <= len(t) else (t, q)
-    return len(short) >= MIN_PREFIX_MATCH and long_.startswith(short)
-
-
 @dataclass(slots=True)
 class SiteIndex:
     """Per-map indexes (pages, renames, fragment → pages, page paths), each built lazily and cached."""
@@ -249,6 +247,10 @@ class SiteIndex:
     _renames: dict[tuple[str, str], tuple[str, str]] | None = None
     _sitewide: tuple[dict[str, list[tuple[str, str]]], ...] | None = None
     _paths_lower: dict[str, str] | None = None
+
+    def canonical(self, normalized: str) -> str | None:
+        """Canonical page for an already-normalised page URL (skips a second ``normalize``)."""
+        return self.amap._alias_index.get(normalized)
 
     def page(self, url: str) -> PageIndex:
         index = self._pages.get(url)

@@ -34,6 +34,8 @@ _LINKS = re.compile(
 )
 _MARKER = re.compile(r"(?P<sp>[ \t]?)\[(?P<nums>\d{1,6}(?:\s*,\s*\d{1,6})*)\](?![(:])")
 _FRAGMENT_SAFE = "-._~!$&*+,;=:@/?"
+_BAD_CHARS = re.compile(r"[\s\x00-\x1f\x7f]")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +98,7 @@ class ReferenceValidator:
         self._indexes: dict[str, SiteIndex] = {}
         self._cache: dict[tuple[str, str | None], _Checked] = {}
         self._hosts: dict[str, list[tuple[str, str]]] = {}
+        self._schemes = {site: urlsplit(m.base_url).scheme.lower() for site, m in self.maps.items()}
         for site, amap in self.maps.items():
             try:
                 key = _host_key(amap.base_url)
@@ -152,12 +155,10 @@ class ReferenceValidator:
             return drop("empty URL")
         if len(raw) > MAX_URL_CHARS:
             return drop(f"URL longer than {MAX_URL_CHARS} characters")
-        if any(c.isspace() or ord(c) < 32 for c in raw):
+        if _BAD_CHARS.search(raw):
             return drop("malformed URL (contains spaces or control characters)")
-        try:
-            scheme = urlsplit(raw).scheme.lower()
-        except ValueError:
-            return drop("malformed URL")
+        has_scheme = _SCHEME.match(raw)
+        scheme = has_scheme.group(1).lower() if has_scheme else ""
         if not scheme:
             if raw.startswith("//"):
                 raw = "https:" + raw
@@ -182,14 +183,14 @@ class ReferenceValidator:
                 return _Checked(LinkOutcome(url, format_url(page_norm, fragment), "kept",
                                             f"host {host} is on the allowlist (kept unchecked)"))
             return drop(f"host {host or '?'} is not a configured site")
-        base_scheme = urlsplit(self.maps[name].base_url).scheme.lower()
+        base_scheme = self._schemes[name]
         if parts.scheme != base_scheme:  # http vs https of the same host is the same page
             page_norm = base_scheme + page_norm[len(parts.scheme):]
-        return self._check_on_site(url, name, page_norm, fragment, urlsplit(page_part).path.endswith("/"))
+        return self._check_on_site(url, name, page_norm, fragment, page_part.partition("?")[0].endswith("/"))
 
     def _check_on_site(self, url: str, name: str, page_norm: str, fragment: str, dir_form: bool) -> _Checked:
         index = self._index(name)
-        canonical = index.amap.canonical(page_norm)
+        canonical = index.canonical(page_norm)
         why_page = ""
         if canonical is None:
             repaired = repair_page(index, page_norm)
