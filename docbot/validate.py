@@ -8,6 +8,7 @@ evidence lives in :mod:`docbot.repair`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -67,6 +68,11 @@ class _Checked:
     site: str | None = None
     page: str | None = None
     fragment: str = ""
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _normalize_page(page: str) -> str:
+    return normalize(page)
 
 
 def find_urls(text: str) -> list[str]:
@@ -172,7 +178,7 @@ class ReferenceValidator:
             return drop(f"not an http(s) link ({scheme}:)")
         page_part, fragment = split_fragment(raw)
         try:
-            page_norm = normalize(page_part)
+            page_norm = _normalize_page(page_part)
         except ValueError:
             return drop("malformed URL")
         parts = urlsplit(page_norm)
