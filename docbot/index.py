@@ -212,7 +212,13 @@ class Index:
         *,
         rebuild: bool = False,
     ) -> IndexStats:
-        """Chunk, embed what changed, upsert, delete what vanished, then commit the manifest."""
+        """Chunk, embed what changed, upsert, delete what vanished, then commit the manifest.
+
+        ``progress(done, total)`` is called before the first and after every
+        embedding batch. ``rebuild`` drops the site first (needed after a model
+        change, whose vectors may differ in dimension), so unlike an ordinary
+        run an interrupted rebuild leaves the site unindexed.
+        """
         started = time.perf_counter()
         if rebuild:
             self.drop(site)
