@@ -238,6 +238,7 @@ class Index:
             held = collection.get(include=["metadatas"])
             old_hashes = {i: str((m or {}).get("content_hash", "")) for i, m in zip(held["ids"], held["metadatas"])}
         todo = [c for c in chunks if old_hashes.get(c.id) != c.content_hash]
+        todo.sort(key=lambda c: len(c.embed_text))  # similar lengths per batch: less padding
         done = 0
         if progress:
             progress(0, len(todo))

@@ -149,3 +149,15 @@ def test_tokenizer_keeps_api_names_whole() -> None:
     tokens = tokenize("Use flask.Flask.route() and SESSION_COOKIE_SECURE in the config.")
     assert {"flask.flask.route", "flask.route", "session_cookie_secure", "session", "cookie", "secure"} <= set(tokens)
     assert "the" not in tokens and "in" not in tokens
+
+
+def test_progress_and_collection_records_model(tmp_path: Path) -> None:
+    seen: list[tuple[int, int]] = []
+    index = Index.open(tmp_path, HashEmbedder(name="model-x"), client=client(tmp_path))
+    sections, amap = site_fixture()
+    index.build("demo", sections, amap, progress=lambda done, total: seen.append((done, total)))
+    assert seen[0] == (0, 5) and seen[-1] == (5, 5)
+    col = client(tmp_path).get_collection("docbot_demo")
+    assert col.metadata["embedding_model"] == "model-x" and col.metadata["dim"] == 512
+    held = col.get(include=["metadatas"])
+    assert {m["deep_url"] for m in held["metadatas"]} == {c.deep_url for c in index.chunks("demo")}
