@@ -1,0 +1,435 @@
+"""The crawl loop: frontier, scope, bounded concurrency, and the anchor map it builds.
+
+``crawl`` fetches a site (robots.txt first, then the start URL, the previous
+map's pages, sitemap URLs and every in-scope link), parses each HTML page
+once with :func:`crawlers.extract.extract`, and returns a :class:`CrawlResult`.
+``crawl_site`` adds the disk edges: previous map in, loss check, atomic write.
+The result never depends on completion order: pages, anchors and texts are
+sorted before they leave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hashlib
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import httpx
+
+from crawlers import fetch as f
+from crawlers.diff import ChangeReport, diff_maps, lost_fraction, merge_renames
+from crawlers.errors import AnchorMapError, CrawlRefused, StartURLError
+from crawlers.extract import Extracted, extract
+from crawlers.fetch import FetchResult, Fetcher
+from crawlers.model import (
+    AnchorMap,
+    Page,
+    Section,
+    SectionText,
+    load_section_texts,
+    map_path,
+    save_section_texts,
+)
+from crawlers.robots import Robots, fetch_robots
+from crawlers.sitemap import discover
+from crawlers.sourcetype import classify
+from crawlers.urls import INDEX_FILE, in_scope, normalize, scope_prefix
+
+log = logging.getLogger(__name__)
+
+MAX_PAGES = 10_000
+CONCURRENCY = 8
+LOSS_THRESHOLD = 0.2
+MAX_QUERY_VARIANTS = 20  # distinct query strings admitted per path (calendar-like URL spaces)
+MAX_URL_LENGTH = 2048
+MAX_ERROR_SAMPLES = 5
+# Failures after which a previously known page is kept as last-known-good (flagged stale).
+TRANSIENT = frozenset({f.TIMEOUT_ERR, f.CONNECT_ERR, f.HTTP_ERR, f.SERVER_ERR, f.RATE_LIMITED, f.CLIENT_ERR,
+                       f.REDIRECT_LOOP, f.TOO_MANY_REDIRECTS, "parse_error"})
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlConfig:
+    """Everything one crawl of one site needs; limits are per-site overridable."""
+
+    site: str
+    start_url: str
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    source_types: tuple[tuple[str, str], ...] = ()  # (glob, source type), first match wins
+    max_pages: int = MAX_PAGES
+    concurrency: int = CONCURRENCY
+    timeout: float = f.TIMEOUT
+    max_bytes: int = f.MAX_BYTES
+    loss_threshold: float = LOSS_THRESHOLD
+    user_agent: str = f.USER_AGENT
+    retries: int = f.RETRIES
+    backoff: float = f.BACKOFF
+    max_query_variants: int = MAX_QUERY_VARIANTS
+    max_url_length: int = MAX_URL_LENGTH
+    sitemaps: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlStats:
+    requests: int = 0  # page GETs (after redirects and retries)
+    fetched: int = 0  # pages downloaded and parsed
+    not_modified: int = 0  # 304s kept without re-parsing
+    failed: int = 0
+    skipped: int = 0  # out of scope, robots, non-HTML, caps
+    bytes: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlResult:
+    map: AnchorMap
+    texts: list[SectionText]
+    report: ChangeReport
+    stats: CrawlStats
+
+
+def dir_alias(canonical: str) -> str | None:
+    """The ``dir/`` spelling of a ``dir/index.html`` page."""
+    return canonical[: -len(INDEX_FILE)] if canonical.endswith("/" + INDEX_FILE) else None
+
+
+def build_page(
+    site: str, url: str, body: bytes, result: FetchResult, ex: Extracted, source_type: str, aliases: set[str]
+) -> tuple[Page, list[SectionText]]:
+    """The map entry and section texts of one parsed page (pure)."""
+    sections = tuple(Section(s.anchor, s.title, s.level, tuple(s.path), s.kind) for s in ex.sections)
+    page = Page(
+        url=url,
+        title=ex.title,
+        source_type=source_type,
+        aliases=tuple(sorted(aliases)),
+        anchors=tuple(sorted(ex.anchors)),
+        sections=sections,
+        etag=result.headers.get("etag"),
+        last_modified=result.headers.get("last-modified"),
+        content_hash=hashlib.sha256(body).hexdigest(),
+    )
+    texts = [
+        SectionText(site, url, s.anchor, s.title, s.level, tuple(s.path), source_type, s.text, s.kind)
+        for s in ex.sections
+    ]
+    return page, texts
+
+
+class _Crawl:
+    """Mutable state of one crawl; lives for one call of :func:`crawl`."""
+
+    def __init__(self, config: CrawlConfig, previous: AnchorMap | None, previous_texts: Sequence[SectionText],
+                 fetcher: Fetcher, progress: Callable[[int, int], None] | None) -> None:
+        self.config = config
+        self.previous = previous
+        self.fetcher = fetcher
+        self.progress = progress
+        self.prefix = scope_prefix(config.start_url)
+        self.prev_texts: dict[str, list[SectionText]] = {}
+        for t in previous_texts:
+            self.prev_texts.setdefault(t.url, []).append(t)
+        self.robots = Robots(None, config.user_agent)
+        self.seen: set[str] = set()
+        self.query_variants: Counter[str] = Counter()
+        self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self.pages: dict[str, Page] = {}
+        self.texts: dict[str, list[SectionText]] = {}
+        self.aliases: dict[str, set[str]] = {}
+        self.claimed: set[str] = set()
+        self.errors: Counter[str] = Counter()
+        self.samples: dict[str, list[str]] = {}
+        self.stats = Counter[str]()
+        self.done = 0
+        self.cap_logged = False
+        self._delay_lock = asyncio.Lock()
+        self._last_request = 0.0
+
+    # -- frontier -------------------------------------------------------
+    def error(self, kind: str, url: str) -> None:
+        self.errors[kind] += 1
+        samples = self.samples.setdefault(kind, [])
+        if len(samples) < MAX_ERROR_SAMPLES:
+            samples.append(url)
+
+    def admit(self, url: str) -> bool:
+        """Queue ``url`` when it is new, in scope, allowed and within the caps."""
+        url = url.partition("#")[0]
+        if len(url) > self.config.max_url_length:
+            return False
+        try:
+            canonical = normalize(url)
+        except ValueError:
+            return False
+        if canonical in self.seen:
+            return False
+        if not in_scope(canonical, self.prefix, self.config.include, self.config.exclude):
+            return False
+        if not self.robots.allowed(canonical):
+            self.error("robots_disallowed", canonical)
+            self.seen.add(canonical)
+            return False
+        path, _, query = canonical.partition("?")
+        if query:
+            if self.query_variants[path] >= self.config.max_query_variants:
+                return False
+            self.query_variants[path] += 1
+        if len(self.seen) >= self.config.max_pages:
+            if not self.cap_logged:
+                log.warning("max-pages cap of %d reached; not queueing more URLs", self.config.max_pages)
+                self.cap_logged = True
+            self.stats["skipped"] += 1
+            return False
+        self.seen.add(canonical)
+        self.queue.put_nowait(canonical)
+        return True
+
+    # -- one URL --------------------------------------------------------
+    async def _polite(self) -> None:
+        delay = self.robots.crawl_delay
+        if delay <= 0:
+            return
+        async with self._delay_lock:
+            wait = self._last_request + delay - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._last_request = time.monotonic()
+
+    def keep_previous(self, prev: Page, aliases: set[str], stale: bool) -> None:
+        if prev.url in self.pages and not self.pages[prev.url].stale:
+            self.aliases.setdefault(prev.url, set()).update(aliases)
+            return
+        self.pages[prev.url] = dataclasses.replace(prev, stale=stale)
+        self.aliases.setdefault(prev.url, set(prev.aliases)).update(aliases)
+        self.texts[prev.url] = self.prev_texts.get(prev.url, [])
+
+    def conditional(self, prev: Page | None) -> tuple[str | None, str | None]:
+        # Without the page's previous texts a 304 would leave it textless: fetch it in full.
+        if prev is None or (prev.sections and prev.url not in self.prev_texts):
+            return None, None
+        return prev.etag, prev.last_modified
+
+    async def visit(self, url: str) -> str:
+        """Fetch and record one URL; returns the outcome kind ("ok", "not_modified" or an error kind)."""
+        prev = self.previous.page(url) if self.previous else None
+        etag, modified = self.conditional(prev)
+        await self._polite()
+        result = await self.fetcher.get(url, etag=etag, last_modified=modified)
+        self.stats["requests"] += 1
+        try:
+            final = normalize(result.final_url)
+        except ValueError:
+            final = url
+        requested = {normalize(u) for u in (url, *result.redirects) if _http(u)}
+        if result.error is None and final not in self.seen and final != url:
+            if not in_scope(final, self.prefix, self.config.include, self.config.exclude):
+                self.error("offsite_redirect", url)
+                self.stats["skipped"] += 1
+                return "offsite_redirect"
+            self.seen.add(final)
+        if result.not_modified:
+            prev = prev or (self.previous.page(final) if self.previous else None)
+            if prev is None:
+                self.error("unexpected_304", url)
+                return "unexpected_304"
+            self.stats["not_modified"] += 1
+            self.keep_previous(prev, requested - {prev.url}, stale=False)
+            return "not_modified"
+        if result.error is not None:
+            return self.failed(url, result, prev, requested)
+        canonical = final
+        aliases = requested - {canonical}
+        if canonical in self.claimed:
+            self.aliases.setdefault(canonical, set()).update(aliases)
+            return "ok"
+        self.claimed.add(canonical)
+        try:
+            ex = extract(result.body, result.final_url, result.encoding)
+        except Exception:  # noqa: BLE001 - one broken page must not stop the crawl
+            log.exception("could not parse %s; skipped", canonical)
+            self.claimed.discard(canonical)
+            return self.failed(url, dataclasses.replace(result, error="parse_error"), prev, requested)
+        if result.truncated:
+            self.error("truncated", canonical)
+        source_type = classify(canonical, self.config.source_types, ex.source_type_hint)
+        page, texts = build_page(self.config.site, canonical, result.body, result, ex, source_type, aliases)
+        self.stats["fetched"] += 1
+        self.stats["bytes"] += len(result.body)
+        self.pages[canonical] = page
+        self.texts[canonical] = texts
+        self.aliases.setdefault(canonical, set()).update(aliases)
+        for link in ex.links:
+            self.admit(link)
+        return "ok"
+
+    def failed(self, url: str, result: FetchResult, prev: Page | None, requested: set[str]) -> str:
+        kind = result.error or "unknown"
+        self.error(kind, url)
+        if kind == f.NOT_HTML:
+            self.stats["skipped"] += 1
+            return kind
+        self.stats["failed"] += 1
+        if kind in TRANSIENT and prev is not None:
+            log.warning("%s failed (%s); keeping its last-known-good entry", url, kind)
+            self.keep_previous(prev, requested - {prev.url}, stale=True)
+        elif kind == f.NOT_FOUND and prev is not None:
+            log.info("%s is gone (%s); removing it", url, result.status)
+        return kind
+
+    async def worker(self) -> None:
+        while True:
+            url = await self.queue.get()
+            try:
+                await self.visit(url)
+            except Exception:  # noqa: BLE001
+                log.exception("unexpected error while crawling %s", url)
+                self.error("internal", url)
+            finally:
+                self.done += 1
+                if self.progress:
+                    self.progress(self.done, len(self.seen))
+                self.queue.task_done()
+
+    # -- the whole crawl ------------------------------------------------
+    async def run(self) -> None:
+        start = normalize(self.config.start_url)
+        self.robots = await fetch_robots(self.fetcher, start)
+        if not self.robots.reachable:
+            raise StartURLError(f"Cannot reach {self.config.start_url} — check the URL and that the site is up")
+        if not self.robots.allowed(start):
+            raise StartURLError(
+                f"robots.txt of {self.config.start_url} disallows it for {self.robots.user_agent}; "
+                "crawl a different start URL or ask the site owner"
+            )
+        self.seen.add(start)
+        outcome = await self.visit(start)
+        self.done += 1
+        if outcome not in ("ok", "not_modified") and start not in self.pages and (
+            self.previous is None or self.previous.page(start) is None or outcome == f.CONNECT_ERR
+        ):
+            raise StartURLError(f"Start URL {self.config.start_url} failed ({outcome}) — check the URL and that "
+                                "it serves an HTML page")
+        if self.previous:
+            for url in sorted(self.previous.pages):
+                self.admit(url)
+        if self.config.sitemaps:
+            origin = start.split("/", 3)
+            candidates = [*self.robots.sitemaps, self.prefix + "sitemap.xml", f"{origin[0]}//{origin[2]}/sitemap.xml"]
+            for url in await discover(self.fetcher, candidates):
+                self.admit(url)
+        workers = [asyncio.create_task(self.worker()) for _ in range(max(1, self.config.concurrency))]
+        try:
+            await self.queue.join()
+        finally:
+            for w in workers:
+                w.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+
+    def result(self, crawled_at: str, duration: float, previous_texts: Sequence[SectionText]) -> CrawlResult:
+        pages = {}
+        for url in sorted(self.pages):
+            page = self.pages[url]
+            aliases = set(page.aliases) | self.aliases.get(url, set())
+            extra = dir_alias(url)
+            if extra:
+                aliases.add(extra)
+            aliases.discard(url)
+            pages[url] = dataclasses.replace(page, aliases=tuple(sorted(aliases)))
+        new_map = AnchorMap(site=self.config.site, base_url=normalize(self.config.start_url),
+                            crawled_at=crawled_at, pages=pages)
+        texts = [t for url in sorted(pages) for t in self.texts.get(url, ())]
+        d = diff_maps(self.previous, new_map, previous_texts, texts)
+        new_map.renames = merge_renames(self.previous, d.renames)
+        report = ChangeReport(
+            pages=len(pages),
+            anchors=new_map.anchor_count(),
+            sections=new_map.section_count(),
+            pages_added=d.pages_added,
+            pages_removed=d.pages_removed,
+            anchors_added=d.anchors_added,
+            anchors_removed=d.anchors_removed,
+            renames=d.renames,
+            stale=tuple(sorted(u for u, p in pages.items() if p.stale)),
+            errors=dict(sorted(self.errors.items())),
+            error_samples={k: tuple(sorted(v)) for k, v in sorted(self.samples.items())},
+            duration=duration,
+        )
+        stats = CrawlStats(**{k: self.stats[k] for k in ("requests", "fetched", "not_modified", "failed",
+                                                         "skipped", "bytes")})
+        return CrawlResult(new_map, texts, report, stats)
+
+
+def _http(url: str) -> bool:
+    return url.startswith(("http://", "https://"))
+
+
+async def crawl(
+    config: CrawlConfig,
+    previous: AnchorMap | None = None,
+    previous_texts: Sequence[SectionText] = (),
+    client: httpx.AsyncClient | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> CrawlResult:
+    """Crawl one site into a new anchor map, section texts and a change report against ``previous``."""
+    crawled_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    started = time.monotonic()
+    fetcher = Fetcher(client=client, user_agent=config.user_agent, timeout=config.timeout,
+                      max_bytes=config.max_bytes, retries=config.retries, backoff=config.backoff)
+    async with fetcher:
+        state = _Crawl(config, previous, previous_texts, fetcher, progress)
+        await state.run()
+    return state.result(crawled_at, time.monotonic() - started, previous_texts)
+
+
+def load_previous(anchor_maps_dir: str | Path, data_dir: str | Path, site: str) -> tuple[AnchorMap | None, list[SectionText]]:
+    """The site's current map and texts, or (None, []) on a first crawl."""
+    path = map_path(anchor_maps_dir, site)
+    if not path.is_file():
+        return None, []
+    previous = AnchorMap.load(path)
+    try:
+        texts = load_section_texts(data_dir, site)
+    except AnchorMapError:
+        log.warning("no section texts for %s in %s; every page is fetched in full", site, data_dir)
+        texts = []
+    return previous, texts
+
+
+def check_loss(config: CrawlConfig, previous: AnchorMap | None, result: CrawlResult, path: Path) -> None:
+    """Raise :class:`CrawlRefused` when the crawl lost more of the previous pages than allowed."""
+    lost = lost_fraction(previous, result.map)
+    if previous is not None and lost > config.loss_threshold:
+        missing = round(lost * len(previous.pages))
+        raise CrawlRefused(
+            f"The crawl of {config.site!r} lost {missing} of {len(previous.pages)} pages ({lost:.0%}, more than "
+            f"{config.loss_threshold:.0%}); {path} was kept. Check the site, then re-run with --force to accept."
+        )
+
+
+def crawl_site(
+    config: CrawlConfig,
+    anchor_maps_dir: str | Path,
+    data_dir: str | Path,
+    force: bool = False,
+    client: httpx.AsyncClient | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> CrawlResult:
+    """Crawl against the stored map, refuse a lossy result unless ``force``, then write map and texts atomically."""
+    previous, previous_texts = load_previous(anchor_maps_dir, data_dir, config.site)
+    result = asyncio.run(crawl(config, previous, previous_texts, client=client, progress=progress))
+    path = map_path(anchor_maps_dir, config.site)
+    if not force:
+        check_loss(config, previous, result, path)
+    save_section_texts(data_dir, config.site, result.texts)
+    result.map.save(path)
+    return result

@@ -1,0 +1,246 @@
+"""HTTP fetching: the only module of the crawler that calls httpx.
+
+One :class:`Fetcher` wraps an injected (or owned) ``httpx.AsyncClient`` and
+turns every request into a :class:`FetchResult` value: redirects followed by
+hand (so the chain is recorded and loops are caught), retries with
+exponential backoff on 429/5xx and network errors honouring ``Retry-After``
+(capped), a streamed size cap, and conditional GET with ETag/Last-Modified.
+Errors are values (``error`` kind), never exceptions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urljoin
+
+import httpx
+
+log = logging.getLogger(__name__)
+
+USER_AGENT = "docbot/0.1 (+docs crawler)"
+MAX_BYTES = 5_000_000
+TIMEOUT = 15.0
+RETRIES = 3
+BACKOFF = 0.5  # seconds; doubled on every retry
+MAX_RETRY_AFTER = 30.0  # a server asking for longer is not waited for that long
+MAX_REDIRECTS = 10
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+# Error kinds (FetchResult.error)
+TIMEOUT_ERR = "timeout"
+CONNECT_ERR = "connect"
+HTTP_ERR = "http"  # any other transport error
+SERVER_ERR = "server_error"  # 5xx after retries
+RATE_LIMITED = "rate_limited"  # 429 after retries
+NOT_FOUND = "not_found"  # 404/410
+CLIENT_ERR = "client_error"  # other 4xx
+REDIRECT_LOOP = "redirect_loop"
+TOO_MANY_REDIRECTS = "too_many_redirects"
+NOT_HTML = "not_html"
+
+
+@dataclass(frozen=True, slots=True)
+class FetchResult:
+    """What one GET (after redirects and retries) produced."""
+
+    url: str  # as requested
+    final_url: str
+    status: int | None
+    redirects: tuple[str, ...] = ()  # every URL before final_url, in order
+    headers: Mapping[str, str] = field(default_factory=dict)  # lower-case names
+    body: bytes = b""
+    content_type: str = ""
+    encoding: str | None = None
+    error: str | None = None
+    truncated: bool = False  # body cut at max_bytes
+    attempts: int = 1
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.status is not None and 200 <= self.status < 300
+
+    @property
+    def not_modified(self) -> bool:
+        return self.status == 304
+
+    @property
+    def is_html(self) -> bool:
+        return self.content_type in HTML_TYPES
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _content_type(headers: httpx.Headers) -> tuple[str, str | None]:
+    raw = headers.get("content-type", "")
+    mime, _, params = raw.partition(";")
+    charset = None
+    for param in params.split(";"):
+        key, _, val = param.strip().partition("=")
+        if key.lower() == "charset" and val:
+            charset = val.strip().strip('"') or None
+    return mime.strip().lower(), charset
+
+
+@dataclass(slots=True)
+class Fetcher:
+    """Polite GETs over one AsyncClient; use as ``async with Fetcher(...) as f``."""
+
+    client: httpx.AsyncClient | None = None
+    user_agent: str = USER_AGENT
+    timeout: float = TIMEOUT
+    max_bytes: int = MAX_BYTES
+    retries: int = RETRIES
+    backoff: float = BACKOFF
+    max_retry_after: float = MAX_RETRY_AFTER
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    _owned: bool = False
+
+    async def __aenter__(self) -> Fetcher:
+        if self.client is None:
+            self.client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.timeout),
+                limits=httpx.Limits(max_connections=64, max_keepalive_connections=32),
+            )
+            self._owned = True
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._owned and self.client is not None:
+            await self.client.aclose()
+            self.client = None
+
+    async def get(
+        self,
+        url: str,
+        etag: str | None = None,
+        last_modified: str | None = None,
+        html_only: bool = True,
+        retries: int | None = None,
+    ) -> FetchResult:
+        """GET ``url`` following redirects; a non-HTML body is not downloaded when ``html_only``."""
+        headers = {"User-Agent": self.user_agent, "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"}
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = last_modified
+        chain: list[str] = []
+        current = url
+        attempts = 0
+        while True:
+            result, location, used = await self._get_with_retries(
+                url, current, headers, html_only, tuple(chain), self.retries if retries is None else retries
+            )
+            attempts += used
+            if location is None:
+                return _with_attempts(result, attempts)
+            chain.append(current)
+            nxt = urljoin(current, location).partition("#")[0]
+            if nxt in chain or nxt == current:
+                log.warning("redirect loop at %s (via %s)", url, " -> ".join(chain))
+                return FetchResult(url, nxt, result.status, tuple(chain), error=REDIRECT_LOOP, attempts=attempts)
+            if len(chain) > MAX_REDIRECTS:
+                log.warning("more than %d redirects from %s", MAX_REDIRECTS, url)
+                return FetchResult(url, nxt, result.status, tuple(chain), error=TOO_MANY_REDIRECTS, attempts=attempts)
+            current = nxt
+
+    async def _get_with_retries(
+        self, url: str, current: str, headers: dict[str, str], html_only: bool, chain: tuple[str, ...], retries: int
+    ) -> tuple[FetchResult, str | None, int]:
+        """One hop: (result, redirect location or None, attempts used)."""
+        attempt = 0
+        while True:
+            attempt += 1
+            result, location, retry_after = await self._once(url, current, headers, html_only, chain)
+            retryable = result.error in (TIMEOUT_ERR, CONNECT_ERR, HTTP_ERR) or result.status in RETRY_STATUSES
+            if not retryable or attempt > retries:
+                return result, location, attempt
+            delay = self.backoff * (2 ** (attempt - 1))
+            if retry_after is not None:
+                delay = min(max(delay, retry_after), self.max_retry_after)
+            log.info("retrying %s in %.1fs (%s)", current, delay, result.error or result.status)
+            await self.sleep(delay)
+
+    async def _once(
+        self, url: str, current: str, headers: dict[str, str], html_only: bool, chain: tuple[str, ...]
+    ) -> tuple[FetchResult, str | None, float | None]:
+        assert self.client is not None, "use Fetcher as an async context manager"
+        try:
+            async with self.client.stream(
+                "GET", current, headers=headers, follow_redirects=False, timeout=self.timeout
+            ) as resp:
+                status = resp.status_code
+                hdrs = {k.lower(): v for k, v in resp.headers.items()}
+                mime, charset = _content_type(resp.headers)
+                if 300 <= status < 400 and status != 304 and "location" in resp.headers:
+                    return FetchResult(url, current, status, chain, hdrs), resp.headers["location"], None
+                retry_after = parse_retry_after(resp.headers.get("retry-after"))
+                error = _status_error(status)
+                if error is None and status != 304 and html_only and mime not in HTML_TYPES:
+                    error = NOT_HTML
+                body = b""
+                truncated = False
+                if error is None and status != 304:
+                    body, truncated = await self._read_capped(resp, current)
+                return (
+                    FetchResult(url, current, status, chain, hdrs, body, mime, charset, error, truncated),
+                    None,
+                    retry_after,
+                )
+        except httpx.TimeoutException:
+            return FetchResult(url, current, None, chain, error=TIMEOUT_ERR), None, None
+        except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError) as exc:
+            log.debug("connect error for %s: %s", current, exc)
+            return FetchResult(url, current, None, chain, error=CONNECT_ERR), None, None
+        except httpx.HTTPError as exc:
+            log.debug("http error for %s: %s", current, exc)
+            return FetchResult(url, current, None, chain, error=HTTP_ERR), None, None
+
+    async def _read_capped(self, resp: httpx.Response, url: str) -> tuple[bytes, bool]:
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in resp.aiter_bytes():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > self.max_bytes:
+                log.warning("%s is larger than %d bytes; keeping only the first %d", url, self.max_bytes, self.max_bytes)
+                return b"".join(chunks)[: self.max_bytes], True
+        return b"".join(chunks), False
+
+
+def _status_error(status: int) -> str | None:
+    if status < 400:
+        return None
+    if status in (404, 410):
+        return NOT_FOUND
+    if status == 429:
+        return RATE_LIMITED
+    if status >= 500:
+        return SERVER_ERR
+    return CLIENT_ERR
+
+
+def _with_attempts(result: FetchResult, attempts: int) -> FetchResult:
+    if attempts == result.attempts:
+        return result
+    return FetchResult(
+        result.url, result.final_url, result.status, result.redirects, result.headers, result.body,
+        result.content_type, result.encoding, result.error, result.truncated, attempts,
+    )
