@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -125,18 +125,24 @@ def refresh_site(settings: Settings, site: str, force: bool, client: Any, index:
     return SiteRefresh(site, config.start_url, True, changes, _as_dict(stats))
 
 
-def recheck_reference_log(settings: Settings) -> tuple[int, list[LoggedLink]]:
-    """Check every logged link against the current maps; returns (links checked, links not kept)."""
+def logged_links(settings: Settings) -> Iterable[tuple[int, str]]:
+    """(answer id, url) of every link docbot has sent, from the reference log in the data dir."""
     path = Path(settings.data_dir) / REFERENCE_LOG
     if not path.is_file():
-        return 0, []
-    from docbot.report.run import load_anchor_maps
+        return []
     from docbot.store import ReferenceLog
+
+    return ReferenceLog(path).iter_links()
+
+
+def recheck_links(settings: Settings, links: Iterable[tuple[int, str]]) -> tuple[int, list[LoggedLink]]:
+    """Check logged links against the current maps; returns (links checked, links not kept)."""
+    from docbot.report.run import load_anchor_maps
     from docbot.validate import ReferenceValidator
 
     validator = ReferenceValidator(load_anchor_maps(settings.anchor_maps), allow_hosts=settings.allow_hosts)
     checked, changed = 0, []
-    for answer_id, url in ReferenceLog(path).iter_links():
+    for answer_id, url in links:
         checked += 1
         outcome = validator.check_url(url)
         if outcome.action != "kept":
@@ -152,8 +158,12 @@ def refresh(
     embedder: Any = None,
     reindex: bool = True,
     progress: Callable[[str], None] | None = None,
+    links: Iterable[tuple[int, str]] | None = None,
 ) -> RefreshReport:
-    """Refresh ``sites`` (default: every configured or crawled site) and re-check the reference log."""
+    """Refresh ``sites`` (default: every configured or crawled site) and re-check logged links.
+
+    ``links`` defaults to the reference log in the data directory.
+    """
     started = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     names = list(sites) or settings.site_names()
     if not names:
@@ -173,7 +183,7 @@ def refresh(
     finally:
         if index is not None:
             index.close()
-    checked, changed = recheck_reference_log(settings)
+    checked, changed = recheck_links(settings, logged_links(settings) if links is None else links)
     return RefreshReport(started, tuple(results), checked, tuple(changed))
 
 

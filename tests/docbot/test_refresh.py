@@ -9,6 +9,7 @@ import pytest
 
 from docbot.cli import main
 from docbot.config import Settings, SiteConfig
+from docbot.embed import HashEmbedder
 from docbot.refresh import refresh, render_markdown, write_report
 from tests.conftest import serve_directory
 
@@ -34,13 +35,6 @@ def write_site(root: Path, setup_id: str) -> None:
     )
 
 
-def log_links(data_dir: Path, urls: list[str]) -> None:
-    from docbot.store import ReferenceLog
-
-    log = ReferenceLog(data_dir / "docbot.sqlite")
-    log.record_answer("how do I set up?", urls)  # type: ignore[attr-defined]
-
-
 @pytest.fixture()
 def tiny(tmp_path: Path):
     root = tmp_path / "site"
@@ -54,14 +48,18 @@ def tiny(tmp_path: Path):
 
 def test_renamed_heading_is_reported_and_logged_link_repaired(tiny: tuple[Path, str, Settings]) -> None:
     root, base, settings = tiny
-    first = refresh(settings, reindex=False)
+    embedder = HashEmbedder()
+    first = refresh(settings, embedder=embedder)
     assert first.ok, first.sites[0].error
+    assert first.sites[0].index and first.sites[0].index["embedded"] == first.sites[0].index["chunks"] > 0
     old_link = base + "guide.html#setting-up"
-    log_links(settings.data_dir, [old_link, base + "guide.html#usage"])
+    logged = [(1, old_link), (1, base + "guide.html#usage")]  # links an earlier answer sent
 
     write_site(root, "setting-up-the-project")  # the generator changed its slug rule
-    second = refresh(settings, reindex=False)
+    second = refresh(settings, embedder=embedder, links=logged)
     assert second.ok, second.sites[0].error
+    stats = second.sites[0].index or {}
+    assert stats["deleted"] >= 1 and 0 < stats["embedded"] < stats["chunks"]  # only the renamed section re-embedded
     changes = json.dumps(second.sites[0].changes)
     assert "setting-up" in changes and "setting-up-the-project" in changes
 
