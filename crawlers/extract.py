@@ -2,12 +2,55 @@
 
 Pure function: bytes in, plain data out. The ReferenceValidator's live check
 reuses :func:`extract_anchors` so crawl and check never disagree about what
-an anchor is.
+an anchor is. Works on the generators real sites use (Sphinx old and new,
+MkDocs, DocBook, Docusaurus, rustdoc/Javadoc/Doxygen, plain HTML) by reading
+what they put in the page; slugs are never generated.
 """
 
 from __future__ import annotations
 
+import re
+import threading
 from dataclasses import dataclass
+from urllib.parse import unquote, urljoin
+
+from lxml import etree
+
+MAX_SECTIONS = 20_000  # sections kept per page; the rest of a runaway page is ignored
+MAX_SECTION_CHARS = 200_000  # clean text kept per section
+MAX_API_TITLE = 80
+SKIPPED_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "about:")
+HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# Block elements: their start and end break paragraphs in section text.
+BLOCKS = frozenset(
+    """p div ul ol dl dd table thead tbody tfoot tr blockquote section article header footer
+    figure figcaption hr address details summary form fieldset center main aside caption""".split()
+)
+# Sphinx/DocBook definition lists that hold notes, not definitions.
+NON_ENTRY_DL = frozenset({"footnote", "citation", "field-list", "simple", "option-list", "docutils"})
+API_DL = frozenset({"py", "c", "cpp", "js", "rst", "java", "std", "http", "dj"})
+CALLABLE_DL = frozenset({"function", "method", "classmethod", "staticmethod", "decorator", "decoratormethod", "coroutinefunction", "coroutinemethod"})
+SECTION_CLASS = re.compile(r"\b(section|sect\d|refsect\d|simplesect|chapter|appendix|preface|part|article|refentry|titlepage)\b")
+RUSTDOC_ANCHOR = re.compile(r"^(method|tymethod|structfield|variant|associatedtype|associatedconstant|impl)[.-]")
+PERMALINK_CHARS = "¶§#🔗 \t\n\u00b6\u200b"
+TITLE_SEPARATORS = (" — ", " – ", " | ", " · ", " :: ")
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>")
+_WS = re.compile(r"\s+")
+
+MAIN_TAGS = ("main", "article", "div", "section")  # tags that can hold the main region
+CHROME_TAGS = frozenset({"nav", "footer", "script", "style", "noscript", "template", "button"})
+CHROME_ROLES = frozenset({"navigation", "search"})
+CHROME_CLASSES = frozenset(
+    """headerlink hash-link anchorjs-link permalink sphinxsidebar related md-sidebar md-content__button
+    theme-edit-this-page edit-this-page edit-page theme-doc-toc-mobile theme-doc-breadcrumbs
+    pagination-nav rst-footer-buttons sourcelink this-page-menu""".split()
+)
+ANCHOR_LINK_CLASSES = frozenset({"anchor", "anchor-link", "toc-anchor", "header-anchor"})
+BODY_CHROME_TAGS = frozenset({"header", "aside"})
+_MAIN_PRIORITY = ("role", "main", "main-content", "body", "article", "md-content", "content", "document")
+_ANCHOR_XPATH = etree.XPath("//@id | //a/@name")
+_HREF_XPATH = etree.XPath("//a/@href | //area/@href")
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +60,8 @@ class ExtractedSection:
     ``anchor``: an id present in the page, or None; ``path``: titles from the
     page title down to this section (inclusive); ``text``: clean text of the
     section's own content up to the next section (code blocks fenced with ```).
+    ``aliases``: other ids that land on the same place (label spans, wrappers);
+    ``inner_ids``: ids of elements inside the section's own content.
     """
 
     anchor: str | None
@@ -25,6 +70,8 @@ class ExtractedSection:
     path: tuple[str, ...]
     kind: str  # "heading" | "api"
     text: str
+    aliases: tuple[str, ...] = ()
+    inner_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,11 +84,196 @@ class Extracted:
     canonical: str | None = None  # <link rel=canonical>, absolute
 
 
-def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extracted:
-    """Parse a page fetched from ``url``. Never raises on broken HTML; returns empty parts instead."""
-    raise NotImplementedError  # implemented by the crawler issue
+_EMPTY = Extracted(title="", anchors=frozenset(), sections=(), links=(), source_type_hint=None)
+_local = threading.local()
+
+
+def _parser() -> etree.HTMLParser:
+    """One parser per thread (lxml parsers are not thread-safe); huge_tree off caps depth and size."""
+    parser = getattr(_local, "parser", None)
+    if parser is None:
+        parser = etree.HTMLParser(remove_comments=True, remove_pis=True, no_network=True, huge_tree=False)
+        _local.parser = parser
+    return parser
+
+
+def _decode(html: bytes | str, encoding: str | None) -> str:
+    """Bytes → text: given encoding, else BOM, else ``<meta charset>``, else UTF-8; bad bytes replaced."""
+    if isinstance(html, str):
+        text = html
+    else:
+        enc = encoding
+        if not enc:
+            if html.startswith(b"\xef\xbb\xbf"):
+                enc = "utf-8-sig"
+            elif html.startswith((b"\xff\xfe", b"\xfe\xff")):
+                enc = "utf-16"
+            else:
+                m = _META_CHARSET.search(html[:4096])
+                enc = m.group(1).decode("ascii", "replace") if m else "utf-8"
+        try:
+            text = html.decode(enc)
+        except LookupError:
+            text = html.decode("utf-8", "replace")
+        except UnicodeDecodeError:
+            text = html.decode(enc, "replace")
+    if text.lstrip().startswith("<?xml"):
+        text = _XML_DECL.sub("", text, count=1)  # lxml refuses str input with an encoding declaration
+    return text.replace("\x00", "")
+
+
+def _parse(html: bytes | str, encoding: str | None) -> etree._Element | None:
+    text = _decode(html, encoding)
+    if not text.strip():
+        return None
+    try:
+        root = etree.fromstring(text, _parser())
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        return None
+    return root
+
+
+def _anchors(root: etree._Element) -> frozenset[str]:
+    return frozenset(str(v) for v in _ANCHOR_XPATH(root) if v)
 
 
 def extract_anchors(html: bytes | str, encoding: str | None = None) -> frozenset[str]:
     """Every fragment target in the page: any element's ``id`` and ``<a name>``."""
-    raise NotImplementedError
+    root = _parse(html, encoding)
+    return _anchors(root) if root is not None else frozenset()
+
+
+def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extracted:
+    """Parse a page fetched from ``url``. Never raises on broken HTML; returns empty parts instead."""
+    root = _parse(html, encoding)
+    if root is None:
+        return _EMPTY
+    anchors = _anchors(root)
+    base = url
+    for href in root.xpath("//base/@href")[:1]:
+        base = urljoin(url, str(href).strip())
+    links = _links(root, base)
+    canonical = None
+    for href in root.xpath("//link[@href and contains(concat(' ', translate(@rel, 'CANONICAL', 'canonical'), ' '), ' canonical ')]/@href")[:1]:
+        canonical = urljoin(base, str(href).strip())
+    main, in_body = _main_region(root)
+    html_title = clean_title(_text(root.find(".//title")))
+    from crawlers.extract_sections import walk_sections  # it imports this module's constants
+
+    sections, page_title, api_count, heading_count = walk_sections(main, anchors, html_title, _body_chrome(main, in_body))
+    hint = "API reference" if api_count >= 3 and api_count > heading_count else None
+    return Extracted(
+        title=page_title, anchors=anchors, sections=sections, links=links, source_type_hint=hint, canonical=canonical
+    )
+
+
+def _links(root: etree._Element, base: str) -> tuple[str, ...]:
+    seen_raw: set[str] = set()
+    seen: set[str] = set()
+    joins: dict[str, str] = {}
+    out: list[str] = []
+    for raw in _HREF_XPATH(root):
+        href = str(raw).strip()
+        if not href or href == "#" or href in seen_raw:
+            continue
+        seen_raw.add(href)
+        if href[:11].lower().startswith(SKIPPED_SCHEMES):
+            continue
+        page, sep, frag = href.partition("#")
+        joined = joins.get(page)
+        if joined is None:
+            try:
+                joined = joins[page] = urljoin(base, page) if page else base.partition("#")[0]
+            except ValueError:
+                continue
+        absolute = joined + sep + frag
+        if absolute not in seen:
+            seen.add(absolute)
+            out.append(absolute)
+    return tuple(out)
+
+
+def _main_region(root: etree._Element) -> tuple[etree._Element, bool]:
+    """The element holding the page's own content, and whether that is just ``<body>``."""
+    best: tuple[int, etree._Element] | None = None
+    for el in root.iter(*MAIN_TAGS):
+        cls = el.get("class")
+        ident = el.get("id")
+        if el.get("role") == "main":
+            key = "role"
+        elif el.tag == "main":
+            key = "main"
+        elif ident == "main-content":
+            key = "main-content"
+        elif el.tag == "article":
+            key = "article"
+        elif ident == "content":
+            key = "content"
+        elif cls and el.tag == "div":
+            classes = cls.split()
+            if "body" in classes:
+                key = "body"
+            elif "md-content" in classes:
+                key = "md-content"
+            elif "document" in classes:
+                key = "document"
+            else:
+                continue
+        else:
+            continue
+        rank = _MAIN_PRIORITY.index(key)
+        if best is None or rank < best[0]:
+            best = (rank, el)
+            if rank == 0:
+                break
+    if best is not None:
+        return best[1], False
+    body = root.find("body")
+    return (body if body is not None else root), True
+
+
+def is_chrome(el: etree._Element) -> bool:
+    """Navigation, sidebars, permalink glyphs and "edit this page" links."""
+    tag = el.tag
+    if tag in CHROME_TAGS:
+        return True
+    role = el.get("role")
+    if role and role in CHROME_ROLES:
+        return True
+    cls = el.get("class")
+    if not cls:
+        return False
+    classes = set(cls.split())
+    if classes & CHROME_CLASSES:
+        return True
+    if tag == "a" and classes & ANCHOR_LINK_CLASSES:
+        return not "".join(el.itertext()).strip(PERMALINK_CHARS)
+    return tag == "aside" and ("toc" in cls or "sidebar-container" in cls)
+
+
+def _body_chrome(main: etree._Element, in_body: bool) -> frozenset[etree._Element]:
+    """Page-level header and asides, dropped only when the main region is all of ``<body>``."""
+    if not in_body:
+        return frozenset()
+    return frozenset(el for el in main if el.tag in BODY_CHROME_TAGS or el.get("role") in ("banner", "complementary"))
+
+
+def _text(el: etree._Element | None) -> str:
+    if el is None:
+        return ""
+    return _WS.sub(" ", "".join(el.itertext())).strip()
+
+
+def clean_title(title: str) -> str:
+    """``<title>`` without an obvious site suffix ("Quickstart — Flask Documentation" → "Quickstart")."""
+    title = _WS.sub(" ", title).strip()
+    for sep in TITLE_SEPARATORS:
+        head, found, _ = title.partition(sep)
+        if found and head.strip():
+            return head.strip()
+    return title
+
+
+def unquote_fragment(href: str) -> str:
+    """The fragment of a same-page ``href="#x"``, percent-decoded."""
+    return unquote(href[1:]) if href.startswith("#") else ""

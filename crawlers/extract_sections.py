@@ -1,0 +1,338 @@
+"""The section walk of :mod:`crawlers.extract`: one pass over the main region.
+
+Headings and API/definition entries open sections; every other element's text
+goes to the innermost open section. Anchors are resolved from what the
+generator wrote (own id, enclosing section wrapper, headerlink, preceding
+``<a name>``); nothing is slugified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from lxml import etree
+
+from crawlers.extract import (
+    API_DL,
+    BLOCKS,
+    CALLABLE_DL,
+    HEADINGS,
+    MAX_API_TITLE,
+    MAX_SECTION_CHARS,
+    MAX_SECTIONS,
+    PERMALINK_CHARS,
+    RUSTDOC_ANCHOR,
+    ExtractedSection,
+    is_chrome,
+    unquote_fragment,
+)
+
+MAX_WRAPPER_CLIMB = 5  # DocBook puts h2 four levels below div.sect1[id]
+NOTE_DL = frozenset({"footnote", "citation", "field-list"})
+API_HEADING_CLASSES = frozenset({"code-header", "memtitle", "method", "fn", "impl"})
+_ENTRY_IDS = etree.XPath(".//*[@id]/@id | .//a/@name")
+_SAME_PAGE_HREFS = etree.XPath(".//a[starts-with(@href, '#')]/@href")
+_DESCNAME = etree.XPath(".//*[contains(concat(' ', @class, ' '), ' descname ')]")
+_DESCCLASSNAME = etree.XPath(".//*[contains(concat(' ', @class, ' '), ' descclassname ')]")
+
+
+@dataclass(slots=True)
+class _Open:
+    """A section being filled by the walk."""
+
+    anchor: str | None
+    aliases: list[str]
+    title: str
+    raw_level: int
+    kind: str
+    path: tuple[str, ...]
+    short: str = ""
+    dl: etree._Element | None = None
+    sig: bool = False
+    blocks: list[tuple[str, bool]] = field(default_factory=list)
+    inline: list[str] = field(default_factory=list)
+    inner: list[str] = field(default_factory=list)
+    prefix: str = ""
+    chars: int = 0
+
+    def flush(self) -> None:
+        if not self.inline:
+            return
+        text = " ".join("".join(self.inline).split())
+        self.inline.clear()
+        if text:
+            self.add(self.prefix + text, bool(self.prefix))
+            self.prefix = ""
+
+    def add(self, block: str, is_item: bool = False) -> None:
+        if self.chars < MAX_SECTION_CHARS:
+            self.blocks.append((block, is_item))
+            self.chars += len(block)
+
+    def render(self) -> str:
+        out: list[str] = []
+        prev_item = False
+        for block, is_item in self.blocks:
+            if out:
+                out.append("\n" if is_item and prev_item else "\n\n")
+            out.append(block)
+            prev_item = is_item
+        return "".join(out)[:MAX_SECTION_CHARS]
+
+
+def _chrome_free_text(el: etree._Element) -> str:
+    """Text of ``el`` without permalink chrome; whitespace collapsed."""
+    parts: list[str] = []
+    walker = etree.iterwalk(el, events=("start", "end"))
+    for event, node in walker:
+        if event == "start":
+            if node is not el and is_chrome(node):
+                walker.skip_subtree()
+            elif node.text:
+                parts.append(node.text)
+        elif node is not el and node.tail:
+            parts.append(node.tail)
+    return " ".join("".join(parts).split()).strip(PERMALINK_CHARS).strip()
+
+
+def _hidden(el: etree._Element, skip: frozenset[etree._Element]) -> bool:
+    """True when ``el`` sits inside chrome (a heading in a sidebar is not content)."""
+    node: etree._Element | None = el
+    while node is not None:
+        if node in skip or is_chrome(node):
+            return True
+        node = node.getparent()
+    return False
+
+
+def _is_marker(el: etree._Element) -> bool:
+    """An element that holds no text: a label span, an ``<a name>``, an empty div."""
+    if el.tag in ("img", "svg", "iframe", "video", "pre", "table", "input"):
+        return False
+    return not "".join(el.itertext()).strip()
+
+
+def _marker_ids(el: etree._Element) -> list[str]:
+    ids = [str(v) for v in _ENTRY_IDS(el)]
+    own = el.get("id") or (el.get("name") if el.tag == "a" else None)
+    return ([own] if own else []) + [i for i in ids if i != own]
+
+
+def _resolve_heading(
+    h: etree._Element, main: etree._Element, anchors: frozenset[str]
+) -> tuple[str | None, list[str], bool]:
+    """(anchor, aliases, from_marker) of a heading, from ids the generator wrote."""
+    own = h.get("id") or None
+    inside = [i for i in _marker_ids(h) if i != own]
+    wrappers: list[str] = []
+    markers: list[str] = []
+    node = h
+    for _ in range(MAX_WRAPPER_CLIMB):
+        blocked = False
+        for sib in node.itersiblings(preceding=True):
+            if not isinstance(sib.tag, str):
+                continue
+            if (sib.tail or "").strip() or not _is_marker(sib):
+                blocked = True
+                break
+            markers.extend(_marker_ids(sib))
+        parent = node.getparent()
+        if blocked or parent is None or node is main or parent is main or (parent.text or "").strip():
+            break
+        if parent.get("id"):
+            wrappers.append(parent.get("id"))
+        node = parent
+    link_target = None
+    for href in _SAME_PAGE_HREFS(h):
+        target = unquote_fragment(str(href))
+        if target in anchors:
+            link_target = target
+            break
+        if str(href)[1:] in anchors:
+            link_target = str(href)[1:]
+            break
+    candidates = [c for c in [own, *wrappers, *inside, *markers] if c]
+    if own:
+        anchor: str | None = own
+    elif link_target and link_target in candidates:
+        anchor = link_target
+    elif wrappers:
+        anchor = wrappers[0]
+    elif link_target:
+        anchor = link_target
+    elif inside or markers:
+        anchor = (inside or markers)[0]
+    else:
+        anchor = None
+    if link_target and link_target not in candidates:
+        candidates.append(link_target)
+    aliases = list(dict.fromkeys(c for c in candidates if c != anchor))
+    from_marker = anchor is not None and anchor not in (own, link_target) and anchor not in wrappers
+    return anchor, aliases, from_marker
+
+
+def _entry_dl(dt: etree._Element) -> tuple[etree._Element | None, set[str]]:
+    dl = dt.getparent()
+    if dl is None or dl.tag != "dl":
+        return None, set()
+    classes = set(dl.get("class", "").split())
+    if classes & NOTE_DL:
+        return None, classes
+    return dl, classes
+
+
+def walk_sections(
+    main: etree._Element, anchors: frozenset[str], html_title: str, skip: frozenset[etree._Element]
+) -> tuple[tuple[ExtractedSection, ...], str, int, int]:
+    """(sections, page title, API entry count, heading count) of the main region."""
+    title_h1 = next((h for h in main.iter("h1") if not _hidden(h, skip)), None)
+    page_title = _chrome_free_text(title_h1) if title_h1 is not None else ""
+    if not page_title:
+        first = next((h for h in main.iter(*HEADINGS) if not _hidden(h, skip)), None)
+        page_title = html_title or (_chrome_free_text(first) if first is not None else "")
+    preamble = _Open(None, [], page_title, 1, "heading", (page_title,))
+    opened: list[_Open] = []
+    stack: list[_Open] = []
+    li_depth = 0
+    walker = etree.iterwalk(main, events=("start", "end"))
+    cur = preamble
+    blocks = BLOCKS
+    for event, el in walker:
+        tag = el.tag
+        if event == "end":
+            if tag in blocks or tag == "li" or tag == "dt":
+                if cur.inline:
+                    cur.flush()
+                if tag == "li":
+                    li_depth = max(0, li_depth - 1)
+                elif tag == "dl" and stack and any(s.dl is el for s in stack):
+                    while stack:
+                        if stack.pop().dl is el:
+                            break
+                    cur = stack[-1] if stack else preamble
+            if el.tail and el is not main:
+                cur.inline.append(el.tail)
+            continue
+        if not isinstance(tag, str) or is_chrome(el) or el in skip:
+            walker.skip_subtree()
+            continue
+        if tag in HEADINGS and len(opened) < MAX_SECTIONS:
+            cur.flush()
+            walker.skip_subtree()
+            raw = int(tag[1])
+            while stack and stack[-1].dl is None and stack[-1].raw_level >= raw:
+                stack.pop()
+            top = stack[-1] if stack else None
+            if top is not None and top.dl is not None:
+                raw = top.raw_level + 1
+            title = _chrome_free_text(el)
+            anchor, aliases, from_marker = _resolve_heading(el, main, anchors)
+            cls = set(el.get("class", "").split())
+            is_api = bool(cls & API_HEADING_CLASSES) or bool(
+                anchor and (("(" in anchor and from_marker) or RUSTDOC_ANCHOR.match(anchor))
+            )
+            if el is title_h1:
+                path: tuple[str, ...] = (page_title,)
+            else:
+                path = (top.path if top is not None else (page_title,)) + (title,)
+            sec = _Open(anchor, aliases, title, raw, "api" if is_api else "heading", path, short=title, sig=is_api)
+            opened.append(sec)
+            stack.append(sec)
+            cur = sec
+            continue
+        if tag == "dt" and len(opened) < MAX_SECTIONS:
+            dl, classes = _entry_dl(el)
+            ids = _marker_ids(el) if dl is not None else []
+            if ids:
+                cur.flush()
+                walker.skip_subtree()
+                while stack and stack[-1].dl is dl:
+                    stack.pop()
+                top = stack[-1] if stack else None
+                parent_api = top if top is not None and top.kind == "api" else None
+                signature = _chrome_free_text(el)
+                names = _DESCNAME(el)
+                if names:
+                    short = " ".join("".join(names[0].itertext()).split())
+                    if parent_api is not None:
+                        title = f"{parent_api.short}.{short}"
+                    else:
+                        prefixes = _DESCCLASSNAME(el)
+                        prefix = "".join(prefixes[0].itertext()).strip() if prefixes else ""
+                        title = prefix + short
+                    if classes & CALLABLE_DL:
+                        title += "()"
+                else:
+                    title = short = signature[:MAX_API_TITLE].strip()
+                raw = top.raw_level + 1 if top is not None else 1
+                path = (top.path if top is not None else (page_title,)) + (title,)
+                is_sig = bool(classes & API_DL) or "sig" in el.get("class", "").split()
+                sec = _Open(ids[0], ids[1:], title, raw, "api", path, short=short, dl=dl, sig=is_sig)
+                sec.add(signature)
+                opened.append(sec)
+                stack.append(sec)
+                cur = sec
+                continue
+        ident = el.get("id")
+        if ident:
+            cur.inner.append(ident)
+        if tag == "a" and el.get("name"):
+            cur.inner.append(el.get("name"))
+        if tag == "pre":
+            cur.flush()
+            walker.skip_subtree()
+            code = "".join(el.itertext()).strip("\n")
+            if code.strip():
+                cur.add(f"```\n{code}\n```")
+            continue
+        if tag == "li":
+            if cur.inline:
+                cur.flush()
+            li_depth += 1
+            cur.prefix = "  " * (li_depth - 1) + "- "
+        elif tag in blocks or tag == "dt":
+            if cur.inline:
+                cur.flush()
+        elif tag in ("td", "th", "br"):
+            cur.inline.append(" ")
+        if el.text:
+            cur.inline.append(el.text)
+    (stack[-1] if stack else preamble).flush()
+    for sec in stack:
+        sec.flush()
+    preamble.flush()
+    return _finish(opened, preamble, page_title)
+
+
+def _finish(opened: list[_Open], preamble: _Open, page_title: str) -> tuple[tuple[ExtractedSection, ...], str, int, int]:
+    if not opened:
+        if not preamble.blocks:
+            return (), page_title, 0, 0
+        opened = [preamble]
+    headings = [s.raw_level for s in opened if s.kind == "heading"]
+    offset = min(headings) - 1 if headings else 0
+    taken: set[str] = set()
+    for s in opened:
+        if s.anchor:
+            taken.add(s.anchor)
+        taken.update(s.aliases)
+    out = tuple(
+        ExtractedSection(
+            anchor=s.anchor,
+            title=s.title,
+            level=max(1, s.raw_level - offset),
+            path=s.path,
+            kind=s.kind,
+            text=s.render(),
+            aliases=tuple(s.aliases),
+            inner_ids=_unique(i for i in s.inner if i not in taken),
+        )
+        for s in opened
+    )
+    api = sum(1 for s in opened if s.kind == "api" and s.sig)
+    return out, page_title, api, len(headings)
+
+
+def _unique(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
