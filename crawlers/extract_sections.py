@@ -190,7 +190,10 @@ def walk_sections(
     page_title = _chrome_free_text(title_h1) if title_h1 is not None else ""
     if not page_title:
         first = next((h for h in main.iter(*HEADINGS) if not _hidden(h, skip)), None)
-        page_title = html_title or (_chrome_free_text(first) if first is not None else "")
+        first_text = _chrome_free_text(first) if first is not None else ""
+        page_title = html_title or first_text
+        if first is not None and first_text == page_title:
+            title_h1 = first  # the page starts at a lower heading that repeats the title
     preamble = _Open(None, [], page_title, 1, "heading", (page_title,))
     opened: list[_Open] = []
     stack: list[_Open] = []

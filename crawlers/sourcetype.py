@@ -1,0 +1,89 @@
+"""Source type of a page (API reference, Guides, Tutorials, …) from its URL and markup.
+
+Order: the site's own glob rules, then the default URL rules, then the
+extractor's markup hint, then "Guides" for content pages.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Sequence
+from urllib.parse import unquote, urlsplit
+
+from crawlers.model import SOURCE_TYPES
+
+DEFAULT_TYPE = "Guides"
+# Pages that are not documentation content (indexes, search, error pages); matched on the file stem.
+OTHER_PAGES = frozenset(
+    {"genindex", "search", "py-modindex", "modindex", "404", "403", "500", "searchindex", "copyright", "license", "glossary-index"}
+)
+OTHER_PREFIXES = ("genindex-",)
+# (path tokens, source type), checked in order: the first type with a matching token wins,
+# so "faq/library.html" is an FAQ and "tutorial/modules.html" a tutorial.
+URL_RULES: tuple[tuple[frozenset[str], str], ...] = (
+    (frozenset({"changelog", "changes", "release", "releases", "release-notes", "releasenotes", "history", "whatsnew", "news", "upgrading"}), "Release notes"),
+    (frozenset({"faq", "faqs"}), "FAQ"),
+    (frozenset({"tutorial", "tutorials", "quickstart", "getting-started", "gettingstarted", "get-started"}), "Tutorials"),
+    (frozenset({"example", "examples", "patterns", "cookbook", "howto", "how-to", "recipes"}), "Examples"),
+    (frozenset({"api", "reference", "library", "modules", "api-reference"}), "API reference"),
+)
+_TOKEN_SPLIT = re.compile(r"[/_.\-\s]+")
+_EXTENSIONS = (".html", ".htm", ".xhtml", ".php", ".aspx")
+
+
+def _path_tokens(path: str) -> set[str]:
+    """Path segments and their hyphen/underscore parts, lower-cased, without file extensions."""
+    tokens: set[str] = set()
+    for segment in path.lower().split("/"):
+        for ext in _EXTENSIONS:
+            if segment.endswith(ext):
+                segment = segment[: -len(ext)]
+                break
+        if not segment:
+            continue
+        tokens.add(segment)
+        tokens.update(t for t in _TOKEN_SPLIT.split(segment) if t)
+    return tokens
+
+
+def _stem(path: str) -> str:
+    last = path.rstrip("/").rsplit("/", 1)[-1].lower()
+    for ext in _EXTENSIONS:
+        if last.endswith(ext):
+            return last[: -len(ext)]
+    return last
+
+
+def check_rules(rules: Sequence[tuple[str, str]]) -> None:
+    """Raise ValueError naming the bad rule when a per-site rule's type is not a known source type."""
+    for glob, kind in rules:
+        if kind not in SOURCE_TYPES:
+            raise ValueError(
+                f"source-type rule {glob!r} → {kind!r}: type must be one of {', '.join(SOURCE_TYPES)}; fix docbot.toml"
+            )
+
+
+def classify(url: str, rules: Sequence[tuple[str, str]] = (), hint: str | None = None) -> str:
+    """One of :data:`crawlers.model.SOURCE_TYPES` for the page at ``url``.
+
+    ``rules`` are (glob, type) pairs matched against the URL path (with or
+    without its leading slash); the first match wins. ``hint`` is the
+    extractor's markup hint (e.g. "API reference" for a page of API entries).
+    """
+    path = unquote(urlsplit(url).path) or "/"
+    for glob, kind in rules:
+        if fnmatch.fnmatchcase(path, glob) or fnmatch.fnmatchcase(path.lstrip("/"), glob.lstrip("/")):
+            if kind not in SOURCE_TYPES:
+                check_rules([(glob, kind)])
+            return kind
+    stem = _stem(path)
+    if stem in OTHER_PAGES or stem.startswith(OTHER_PREFIXES):
+        return "Other"
+    tokens = _path_tokens(path)
+    for words, kind in URL_RULES:
+        if tokens & words:
+            return kind
+    if hint is not None and hint in SOURCE_TYPES:
+        return hint
+    return DEFAULT_TYPE
