@@ -173,7 +173,7 @@ class _Crawl:
             return False
         if canonical in self.seen:
             return False
-        if not in_scope(canonical, self.prefix, self.config.include, self.config.exclude):
+        if not self.in_scope(canonical):
             return False
         if not self.robots.allowed(canonical):
             self.error("robots_disallowed", canonical)
@@ -193,6 +193,9 @@ class _Crawl:
         self.seen.add(canonical)
         self.queue.put_nowait(canonical)
         return True
+
+    def in_scope(self, url: str) -> bool:
+        return in_scope(url, self.prefix, self.config.include, self.config.exclude)
 
     # -- one URL --------------------------------------------------------
     async def _polite(self) -> None:
@@ -224,19 +227,18 @@ class _Crawl:
         prev = self.previous.page(url) if self.previous else None
         etag, modified = self.conditional(prev)
         await self._polite()
-        result = await self.fetcher.get(url, etag=etag, last_modified=modified)
+        result = await self.fetcher.get(url, etag=etag, last_modified=modified, follow=self.in_scope)
         self.stats["requests"] += 1
         try:
             final = normalize(result.final_url)
         except ValueError:
             final = url
         requested = {normalize(u) for u in (url, *result.redirects) if _http(u)}
-        if result.error is None and final not in self.seen and final != url:
-            if not in_scope(final, self.prefix, self.config.include, self.config.exclude):
-                self.error("offsite_redirect", url)
-                self.stats["skipped"] += 1
-                return "offsite_redirect"
-            self.seen.add(final)
+        if result.error == f.OFFSITE_REDIRECT:
+            self.error(f.OFFSITE_REDIRECT, url)
+            self.stats["skipped"] += 1
+            return f.OFFSITE_REDIRECT
+        self.seen.add(final)
         if result.not_modified:
             prev = prev or (self.previous.page(final) if self.previous else None)
             if prev is None:

@@ -43,6 +43,7 @@ CLIENT_ERR = "client_error"  # other 4xx
 REDIRECT_LOOP = "redirect_loop"
 TOO_MANY_REDIRECTS = "too_many_redirects"
 NOT_HTML = "not_html"
+OFFSITE_REDIRECT = "offsite_redirect"
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,8 +135,9 @@ class Fetcher:
         last_modified: str | None = None,
         html_only: bool = True,
         retries: int | None = None,
+        follow: Callable[[str], bool] | None = None,
     ) -> FetchResult:
-        """GET ``url`` following redirects; a non-HTML body is not downloaded when ``html_only``."""
+        """GET ``url`` following redirects (those ``follow`` accepts); a non-HTML body is not downloaded when ``html_only``."""
         headers = {"User-Agent": self.user_agent, "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"}
         if etag:
             headers["If-None-Match"] = etag
@@ -156,6 +158,9 @@ class Fetcher:
             if nxt in chain or nxt == current:
                 log.warning("redirect loop at %s (via %s)", url, " -> ".join(chain))
                 return FetchResult(url, nxt, result.status, tuple(chain), error=REDIRECT_LOOP, attempts=attempts)
+            if follow is not None and not follow(nxt):
+                log.info("%s redirects out of scope to %s; not followed", url, nxt)
+                return FetchResult(url, nxt, result.status, tuple(chain), error=OFFSITE_REDIRECT, attempts=attempts)
             if len(chain) > MAX_REDIRECTS:
                 log.warning("more than %d redirects from %s", MAX_REDIRECTS, url)
                 return FetchResult(url, nxt, result.status, tuple(chain), error=TOO_MANY_REDIRECTS, attempts=attempts)

@@ -1,0 +1,138 @@
+"""`docbot crawl`: crawl a documentation site into its anchor map and section texts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from crawlers.crawl import CrawlConfig, CrawlResult, crawl_site
+from crawlers.model import map_path, sections_path
+from docbot.config import Settings, SiteConfig
+from docbot.errors import SiteNotFound
+
+MAX_LISTED = 8  # items per change list in the text summary
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "crawl",
+        help="crawl a documentation site into its anchor map",
+        description="Fetch every in-scope page of a site (incrementally when a map exists), record every "
+        "anchor and section, write anchor_maps/SITE.json and the section texts, and report what changed.",
+    )
+    p.add_argument("url", nargs="?", help="start URL (default: the site's url in docbot.toml)")
+    p.add_argument("--site", required=True, help="site name (the map is written to ANCHOR_MAPS/NAME.json)")
+    p.add_argument("--max-pages", type=int, help="stop queueing pages after N (default 10000)")
+    p.add_argument("--concurrency", type=int, help="parallel requests to the host (default 8)")
+    p.add_argument("--include", action="append", default=[], metavar="GLOB",
+                   help="only crawl paths under the start URL matching GLOB (repeatable)")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="skip paths under the start URL matching GLOB (repeatable)")
+    p.add_argument("--force", action="store_true", help="replace the map even if the crawl lost many pages")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.set_defaults(func=run)
+
+
+def config_from_args(args: argparse.Namespace, settings: Settings) -> CrawlConfig:
+    """The crawl config: command line over the site's docbot.toml entry."""
+    site: SiteConfig | None = next((s for s in settings.sites if s.name == args.site), None)
+    url = args.url or (site.url if site else None)
+    if not url:
+        raise SiteNotFound(
+            f"No start URL for site {args.site!r}: pass one (`docbot crawl URL --site {args.site}`) "
+            "or add the site to docbot.toml"
+        )
+    extra: dict[str, Any] = {}
+    max_pages = args.max_pages or (site.max_pages if site else None)
+    concurrency = args.concurrency or (site.concurrency if site else None)
+    if max_pages:
+        extra["max_pages"] = max_pages
+    if concurrency:
+        extra["concurrency"] = concurrency
+    return CrawlConfig(
+        site=args.site,
+        start_url=url,
+        include=tuple(args.include) or (site.include if site else ()),
+        exclude=tuple(args.exclude) or (site.exclude if site else ()),
+        source_types=site.source_types if site else (),
+        **extra,
+    )
+
+
+def _progress() -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:
+    """A tqdm bar on stderr when it is a terminal; otherwise no progress output."""
+    if not sys.stderr.isatty():
+        return None, lambda: None
+    from tqdm import tqdm
+
+    bar = tqdm(total=1, desc="crawling", unit="page", file=sys.stderr)
+
+    def update(done: int, total: int) -> None:
+        bar.total = max(total, done)
+        bar.update(done - bar.n)
+
+    return update, bar.close
+
+
+def summary_json(config: CrawlConfig, result: CrawlResult, settings: Settings) -> dict[str, Any]:
+    return {
+        "site": config.site,
+        "start_url": config.start_url,
+        "map": str(map_path(settings.anchor_maps, config.site)),
+        "texts": str(sections_path(settings.data_dir, config.site)),
+        **result.report.to_json(),
+        "stats": result.stats.to_json(),
+    }
+
+
+def _listed(title: str, items: list[str]) -> list[str]:
+    if not items:
+        return []
+    lines = [f"  {title} ({len(items)}):"]
+    lines += [f"    {item}" for item in items[:MAX_LISTED]]
+    if len(items) > MAX_LISTED:
+        lines.append(f"    … {len(items) - MAX_LISTED} more (use --json)")
+    return lines
+
+
+def summary_text(config: CrawlConfig, result: CrawlResult, settings: Settings) -> str:
+    """A one-screen summary: counts, errors by kind and the change report."""
+    r, s = result.report, result.stats
+    lines = [
+        f"Crawled {config.site} ({config.start_url}) in {r.duration:.1f} s",
+        f"  pages:    {r.pages} (+{len(r.pages_added)} added, -{len(r.pages_removed)} removed, {len(r.stale)} stale)",
+        f"  anchors:  {r.anchors} (+{len(r.anchors_added)} / -{len(r.anchors_removed)} on existing pages, "
+        f"{len(r.renames)} renamed)",
+        f"  sections: {r.sections}",
+        f"  requests: {s.requests} ({s.fetched} parsed, {s.not_modified} not modified, {s.failed} failed, "
+        f"{s.skipped} skipped)",
+    ]
+    if r.errors:
+        lines.append("  errors:   " + ", ".join(f"{k} {v}" for k, v in r.errors.items()))
+        for kind, urls in r.error_samples.items():
+            lines.append(f"    {kind}: {', '.join(urls[:3])}")
+    if len(r.pages_added) != r.pages:  # a first crawl adds everything; listing it is noise
+        lines += _listed("pages added", list(r.pages_added))
+    lines += _listed("pages removed", list(r.pages_removed))
+    lines += _listed("stale (last-known-good kept)", list(r.stale))
+    lines += _listed("renamed anchors", [f"{x.url}#{x.old} -> #{x.new}" for x in r.renames])
+    lines += _listed("anchors removed", [f"{u}#{a}" for u, a in r.anchors_removed])
+    lines.append(f"  map:      {map_path(settings.anchor_maps, config.site)}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    config = config_from_args(args, settings)
+    progress, close = _progress()
+    try:
+        result = crawl_site(config, settings.anchor_maps, settings.data_dir, force=args.force, progress=progress)
+    finally:
+        close()
+    if args.json:
+        print(json.dumps(summary_json(config, result, settings), ensure_ascii=False))
+    else:
+        print(summary_text(config, result, settings))
+    return 0
