@@ -192,8 +192,13 @@ def _summary(changes: dict[str, Any]) -> list[str]:
     for key, value in changes.items():
         if isinstance(value, (list, tuple, dict)):
             items = list(value.items()) if isinstance(value, dict) else list(value)
+            if not items:
+                continue
             lines.append(f"- **{key}**: {len(items)}")
             for item in items[:MAX_LISTED]:
+                if isinstance(item, dict) and {"url", "old", "new"} <= item.keys():
+                    lines.append(f"  - `{item['url']}`: `#{item['old']}` → `#{item['new']}`")
+                    continue
                 text = json.dumps(item, ensure_ascii=False) if not isinstance(item, str) else item
                 lines.append(f"  - `{text}`")
             if len(items) > MAX_LISTED:
