@@ -50,6 +50,7 @@ LOSS_THRESHOLD = 0.2
 MAX_QUERY_VARIANTS = 20  # distinct query strings admitted per path (calendar-like URL spaces)
 MAX_URL_LENGTH = 2048
 MAX_ERROR_SAMPLES = 5
+SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")  # looked for under the start directory and the origin
 # Failures after which a previously known page is kept as last-known-good (flagged stale).
 TRANSIENT = frozenset({f.TIMEOUT_ERR, f.CONNECT_ERR, f.HTTP_ERR, f.SERVER_ERR, f.RATE_LIMITED, f.CLIENT_ERR,
                        f.REDIRECT_LOOP, f.TOO_MANY_REDIRECTS, "parse_error"})
@@ -325,8 +326,8 @@ class _Crawl:
             for url in sorted(self.previous.pages):
                 self.admit(url)
         if self.config.sitemaps:
-            origin = start.split("/", 3)
-            candidates = [*self.robots.sitemaps, self.prefix + "sitemap.xml", f"{origin[0]}//{origin[2]}/sitemap.xml"]
+            origin = "/".join(start.split("/", 3)[:3]) + "/"
+            candidates = [*self.robots.sitemaps, *(base + name for base in (self.prefix, origin) for name in SITEMAPS)]
             for url in await discover(self.fetcher, candidates):
                 self.admit(url)
         workers = [asyncio.create_task(self.worker()) for _ in range(max(1, self.config.concurrency))]
