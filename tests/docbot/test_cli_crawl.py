@@ -1,0 +1,85 @@
+"""`docbot crawl` end to end over a tiny site served on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from crawlers.model import AnchorMap
+from docbot.cli import main
+from tests.conftest import serve_directory
+
+
+def write_site(root: Path, extra_page: bool = True) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "index.html").write_text(
+        '<html><head><title>Tiny</title></head><body><h1 id="tiny">Tiny</h1>'
+        '<a href="guide/">Guide</a> <a href="private/x.html">x</a></body></html>', encoding="utf-8")
+    (root / "guide").mkdir(exist_ok=True)
+    (root / "guide" / "index.html").write_text(
+        '<html><head><title>Guide</title></head><body><h1 id="guide">Guide</h1>'
+        '<h2 id="install">Install</h2><p>pip install tiny</p></body></html>', encoding="utf-8")
+    (root / "private").mkdir(exist_ok=True)
+    (root / "private" / "x.html").write_text("<title>X</title><h1 id='x'>X</h1>", encoding="utf-8")
+
+
+def run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    argv = ["--data-dir", str(tmp_path / "data"), "--anchor-maps", str(tmp_path / "maps"), "--config",
+            str(tmp_path / "docbot.toml"), "crawl", *args]
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_crawl_json_writes_map_and_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_site(tmp_path / "site")
+    (tmp_path / "docbot.toml").write_text("", encoding="utf-8")
+    with serve_directory(tmp_path / "site") as base:
+        code, out, _ = run(tmp_path, capsys, base, "--site", "tiny", "--exclude", "private/*", "--json")
+        assert code == 0
+        summary = json.loads(out)
+        assert summary["pages"] == 2 and summary["anchors"] == 3 and summary["errors"] == {}
+        assert summary["pages_added"] == [base + "guide/index.html", base + "index.html"]
+        amap = AnchorMap.load(tmp_path / "maps" / "tiny.json")
+        assert amap.has_anchor(base + "guide/#install")
+        assert (tmp_path / "data" / "sites" / "tiny" / "sections.jsonl").is_file()
+
+        code, out, _ = run(tmp_path, capsys, base, "--site", "tiny", "--exclude", "private/*")
+        assert code == 0 and "pages:    2" in out and "2 not modified" in out
+
+
+def test_crawl_takes_url_and_patterns_from_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_site(tmp_path / "site")
+    with serve_directory(tmp_path / "site") as base:
+        (tmp_path / "docbot.toml").write_text(
+            f'[[sites]]\nname = "tiny"\nurl = "{base}"\nexclude = ["private/*"]\n', encoding="utf-8")
+        code, out, _ = run(tmp_path, capsys, "--site", "tiny", "--json")
+    assert code == 0 and json.loads(out)["pages"] == 2
+
+
+def test_unreachable_start_url_exits_1_with_a_clear_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_site(tmp_path / "site")
+    (tmp_path / "docbot.toml").write_text("", encoding="utf-8")
+    with serve_directory(tmp_path / "site") as base:
+        pass  # the server is gone now: nothing listens on that port
+    code, out, err = run(tmp_path, capsys, base, "--site", "tiny", "--json")
+    assert code == 1 and out == ""
+    assert "Cannot reach" in err and base in err
+    assert not (tmp_path / "maps" / "tiny.json").exists()
+
+
+def test_robots_disallow_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_site(tmp_path / "site")
+    (tmp_path / "site" / "robots.txt").write_text("User-agent: *\nDisallow: /\n", encoding="utf-8")
+    (tmp_path / "docbot.toml").write_text("", encoding="utf-8")
+    with serve_directory(tmp_path / "site") as base:
+        code, _, err = run(tmp_path, capsys, base, "--site", "tiny")
+    assert code == 1 and "robots.txt" in err
+
+
+def test_missing_url_for_unknown_site_says_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "docbot.toml").write_text("", encoding="utf-8")
+    code, _, err = run(tmp_path, capsys, "--site", "nowhere")
+    assert code == 1 and "docbot crawl URL --site nowhere" in err
