@@ -110,7 +110,7 @@ def _is_marker(el: etree._Element) -> bool:
     """An element that holds no text: a label span, an ``<a name>``, an empty div."""
     if el.tag in ("img", "svg", "iframe", "video", "pre", "table", "input"):
         return False
-    return not "".join(el.itertext()).strip()
+    return not "".join(el.itertext()).strip(PERMALINK_CHARS)
 
 
 def _marker_ids(el: etree._Element) -> list[str]:
@@ -124,14 +124,14 @@ def _resolve_heading(
 ) -> tuple[str | None, list[str], bool]:
     """(anchor, aliases, from_marker) of a heading, from ids the generator wrote."""
     own = h.get("id") or None
-    inside = [i for i in _marker_ids(h) if i != own]
+    inside = [i for m in h.iterdescendants() if _is_marker(m) for i in _marker_ids(m) if i != own]
     wrappers: list[str] = []
     markers: list[str] = []
     node = h
     for _ in range(MAX_WRAPPER_CLIMB):
         blocked = False
         for sib in node.itersiblings(preceding=True):
-            if not isinstance(sib.tag, str):
+            if not isinstance(sib.tag, str) or is_chrome(sib):
                 continue
             if (sib.tail or "").strip() or not _is_marker(sib):
                 blocked = True
@@ -140,8 +140,9 @@ def _resolve_heading(
         parent = node.getparent()
         if blocked or parent is None or node is main or parent is main or (parent.text or "").strip():
             break
-        if parent.get("id"):
-            wrappers.append(parent.get("id"))
+        wrapper_id = parent.get("id") or (parent.get("name") if parent.tag == "a" else None)
+        if wrapper_id:
+            wrappers.append(wrapper_id)
         node = parent
     link_target = None
     for href in _SAME_PAGE_HREFS(h):
@@ -170,6 +171,15 @@ def _resolve_heading(
     aliases = list(dict.fromkeys(c for c in candidates if c != anchor))
     from_marker = anchor is not None and anchor not in (own, link_target) and anchor not in wrappers
     return anchor, aliases, from_marker
+
+
+def _rustdoc_name(anchor: str | None) -> str:
+    """``method.new`` → ``new()``, ``structfield.len`` → ``len``; "" for other anchors."""
+    m = RUSTDOC_ANCHOR.match(anchor or "")
+    if not m or m.group(1) == "impl":
+        return ""
+    name = anchor[m.end():] if anchor else ""
+    return f"{name}()" if m.group(1) in ("method", "tymethod") else name
 
 
 def _entry_dl(dt: etree._Element) -> tuple[etree._Element | None, set[str]]:
@@ -239,7 +249,11 @@ def walk_sections(
                 path: tuple[str, ...] = (page_title,)
             else:
                 path = (top.path if top is not None else (page_title,)) + (title,)
-            sec = _Open(anchor, aliases, title, raw, "api" if is_api else "heading", path, short=title, sig=is_api)
+            short = _rustdoc_name(anchor) or title
+            if is_api and short != title:
+                title = short
+                path = path[:-1] + (title,)
+            sec = _Open(anchor, aliases, title, raw, "api" if is_api else "heading", path, short=short, sig=is_api)
             opened.append(sec)
             stack.append(sec)
             cur = sec
@@ -285,7 +299,7 @@ def walk_sections(
         if tag == "pre":
             cur.flush()
             walker.skip_subtree()
-            code = "".join(el.itertext()).strip("\n")
+            code = "".join(el.itertext()).strip("\n").replace("\xa0", " ")
             if code.strip():
                 cur.add(f"```\n{code}\n```")
             continue

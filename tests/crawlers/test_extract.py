@@ -1,0 +1,211 @@
+"""extract() on one hand-written fixture page per generator style, plus broken and hostile input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from crawlers.extract import Extracted, ExtractedSection, extract, extract_anchors
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+URL = "https://docs.example.org/en/guide/page.html"
+
+
+def _page(name: str) -> Extracted:
+    return extract((FIXTURES / name).read_bytes(), URL)
+
+
+def _by_anchor(ex: Extracted, fragment: str) -> ExtractedSection:
+    found = [s for s in ex.sections if s.anchor == fragment or fragment in s.aliases]
+    assert found, f"no section for #{fragment}: {[(s.anchor, s.title) for s in ex.sections]}"
+    return found[0]
+
+
+def test_sphinx_old_div_section_uses_headerlink_label_and_keeps_s_prefixed_alias() -> None:
+    ex = _page("sphinx_old.html")
+    assert ex.title == "Writing your first app, part 1"
+    top = ex.sections[0]
+    assert (top.anchor, top.level, top.path) == ("writing-your-first-app-part-1", 1, (ex.title,))
+    assert "s-writing-your-first-app-part-1" in top.aliases
+    project = _by_anchor(ex, "tutorial-project")
+    assert project.anchor == "creating-a-project"
+    assert set(project.aliases) == {"s-creating-a-project", "tutorial-project"}
+    assert project.path == (ex.title, "Creating a project")
+    assert "```\n$ django-admin startproject mysite\n$   cd mysite\n```" in project.text
+    server = _by_anchor(ex, "s-the-development-server")
+    assert server.level == 3 and "index-0" in server.inner_ids
+    assert server.text == "- First item with a target.\n- Second item\n  - nested item"
+    assert ex.canonical == "https://docs.example.org/en/4.2/intro/tutorial01/"
+
+
+def test_sphinx_new_section_label_span_is_an_alias() -> None:
+    ex = _page("sphinx_new.html")
+    cookie = _by_anchor(ex, "security-cookie")
+    assert cookie.anchor == "set-cookie-options" and cookie.aliases == ("security-cookie",)
+    assert cookie.title == "Set-Cookie options"
+    assert cookie.path == ("Security Considerations", "Security Headers", "Set-Cookie options")
+    assert "- Secure limits cookies to HTTPS traffic only." in cookie.text
+    assert "    SESSION_COOKIE_SECURE=True," in cookie.text
+    assert [s.level for s in ex.sections] == [1, 2, 3, 2]
+    assert all("Navigation" not in s.text and "Contents" not in s.text for s in ex.sections)
+
+
+def test_sphinx_api_entries_nest_under_classes_and_skip_footnotes() -> None:
+    ex = _page("sphinx_api.html")
+    assert ex.title == "API" and ex.source_type_hint == "API reference"
+    assert _by_anchor(ex, "api").anchor == "module-flask"
+    cls = _by_anchor(ex, "flask.Flask")
+    assert (cls.kind, cls.title, cls.level) == ("api", "flask.Flask", 3)
+    assert "Text of the class after its members." in cls.text and "Decorate" not in cls.text
+    route = _by_anchor(ex, "flask.Flask.route")
+    assert (route.title, route.level) == ("Flask.route()", 4)
+    assert route.path == ("API", "Application Object", "flask.Flask", "Flask.route()")
+    assert route.text.startswith("route(rule, **options)")
+    assert '```\n@app.route("/")\ndef index():\n    return "Hello, World!"\n```' in route.text
+    assert _by_anchor(ex, "flask.after_this_request").title == "flask.after_this_request()"
+    assert _by_anchor(ex, "SESSION_COOKIE_SECURE").title == "SESSION_COOKIE_SECURE"
+    assert not any(s.anchor in ("id3", "id4") for s in ex.sections)
+    assert {"id3", "id4"} <= ex.anchors
+
+
+def test_mkdocs_drops_sidebar_and_search_modal() -> None:
+    ex = _page("mkdocs.html")
+    assert ex.title == "Serializers"
+    assert [s.anchor for s in ex.sections] == [
+        "serializers", "saving-instances", "passing-additional-attributes-to-save", "validation", "object-level-validation",
+    ]
+    save = _by_anchor(ex, "passing-additional-attributes-to-save")
+    assert save.title == "Passing additional attributes to .save()"
+    assert save.level == 4 and save.path == ("Serializers", "Saving instances", save.title)
+    assert "myModalLabel" in ex.anchors  # anchors cover the whole page, sections only the main region
+    assert "Documentation built with" not in "".join(s.text for s in ex.sections)
+
+
+def test_docbook_upper_case_ids_wrappers_and_named_anchors() -> None:
+    ex = _page("docbook.html")
+    assert ex.title == "CREATE TABLE"
+    assert ex.sections[0].anchor == "SQL-CREATETABLE" and ex.sections[0].path == ("CREATE TABLE",)
+    temp = _by_anchor(ex, "SQL-CREATETABLE-TEMPORARY")
+    assert temp.kind == "api" and temp.title == "TEMPORARY or TEMP"
+    assert temp.path == ("CREATE TABLE", "Parameters", "TEMPORARY or TEMP")
+    assert _by_anchor(ex, "SQL-CREATETABLE-UNLOGGED").title == "UNLOGGED"
+    assert _by_anchor(ex, "SQL-CREATETABLE-NOTES").title == "Notes"
+    examples = _by_anchor(ex, "SQL-CREATETABLE-EXAMPLES")
+    assert examples.text.endswith("PRIMARY KEY\n);\n```")
+    assert "sql-createtable-temporary" not in ex.anchors  # case-sensitive, never lower-cased
+
+
+def test_docusaurus_hash_links_and_edit_chrome() -> None:
+    ex = _page("docusaurus.html")
+    assert ex.title == "Installation"
+    assert [(s.anchor, s.title, s.level) for s in ex.sections] == [
+        (None, "Installation", 1), ("requirements", "Requirements", 2), ("optional-tools", "Optional tools", 3),
+    ]
+    text = "\n".join(s.text for s in ex.sections)
+    assert "Edit this page" not in text and "Previous" not in text and "Home" not in text
+    assert "```\nnpm install widget\nnpx widget init\n```" in text
+
+
+def test_rustdoc_sections_and_method_names() -> None:
+    ex = _page("rustdoc.html")
+    new = _by_anchor(ex, "method.new")
+    assert (new.kind, new.title) == ("api", "new()")
+    assert new.path[-2:] == ("impl<T> Vec<T>", "new()")
+    assert _by_anchor(ex, "impl-Vec%3CT%3E").kind == "api"
+    assert "source" not in new.text and "Constructs a new" in new.text
+
+
+def test_javadoc_named_anchors_before_headings_and_latin1() -> None:
+    ex = _page("javadoc.html")
+    add = _by_anchor(ex, "add(E)")
+    assert add.kind == "api" and add.title == "add"
+    assert "```\npublic boolean add(E e)\n```" in add.text
+    assert _by_anchor(ex, "method_detail").title == "Method Detail"
+    assert any("Café crème" in s.text for s in ex.sections)
+
+
+def test_plain_html_preceding_a_name_and_links() -> None:
+    ex = _page("plain.html")
+    assert [(s.anchor, s.title) for s in ex.sections] == [
+        (None, "Widget manual"), ("setup", "Setting up"), ("power", "Power"), (None, "Troubleshooting"),
+    ]
+    assert ex.sections[0].text == "Intro text. Spread over lines."
+    assert ex.links == (
+        "https://docs.example.org/", "https://docs.example.org/en/guide/other.html#wiring", URL + "#setup",
+    )
+
+
+def test_duplicate_unicode_and_encoded_ids_are_kept_verbatim() -> None:
+    ex = _page("edge_duplicates_unicode.html")
+    assert {"édition", "naïve-café", "caf%C3%A9-section", "Upper-Case-ID", "dup"} <= ex.anchors
+    assert [s.title for s in ex.sections if s.anchor == "dup"] == ["First duplicate", "Second duplicate"]
+    assert _by_anchor(ex, "naïve-café").title == "Naïve café"
+    orphan = next(s for s in ex.sections if s.title == "Has no anchor")
+    assert orphan.anchor is None and orphan.inner_ids == ("inner-target",)
+    deep, shallower = _by_anchor(ex, "deep"), _by_anchor(ex, "shallower")
+    assert deep.level == 4 and shallower.level == 3 and shallower.path[-2] == "Has no anchor"
+
+
+def test_broken_html_still_gives_sections() -> None:
+    ex = _page("edge_broken.html")
+    assert ex.title == "Broken page"
+    assert _by_anchor(ex, "after-broken").text == "cell one cell two\n\n- item one\n- item two"
+    named = _by_anchor(ex, "named-only")
+    assert named.title == "Named anchor heading" and named.text == "```\n  keep   this\n     spacing\n```"
+
+
+@pytest.mark.parametrize(
+    "html",
+    [b"", b"   ", b"\x00\xff\xfe\x81garbage<<<>>>", b"<html", "<p>only text</p>", b"\x89PNG\r\n\x1a\n\x00\x00"],
+)
+def test_garbage_never_raises(html: bytes | str) -> None:
+    ex = extract(html, URL)
+    assert isinstance(ex, Extracted)
+    assert extract_anchors(html) == ex.anchors
+
+
+def test_encodings_meta_charset_given_and_undecodable() -> None:
+    latin = '<html><head><meta charset="iso-8859-1"></head><body><h1 id="caf\xe9">Caf\xe9</h1></body></html>'
+    assert extract(latin.encode("latin-1"), URL).title == "Café"
+    assert extract_anchors(latin.encode("latin-1")) == frozenset({"café"})
+    assert extract("<h1>Ünïcode</h1>".encode("cp1252"), URL, encoding="cp1252").title == "Ünïcode"
+    bad = b'<meta charset="utf-8"><h1 id="ok">Good \xff\xfe bytes</h1>'
+    ex = extract(bad, URL)
+    assert ex.anchors == frozenset({"ok"}) and ex.title.startswith("Good")
+    assert extract(b'<meta charset="no-such-codec"><h1>Fine</h1>', URL).title == "Fine"
+
+
+def test_very_deep_nesting_is_capped_without_recursion_errors() -> None:
+    depth = 50_000
+    html = "<html><body><h1 id='top'>Deep</h1>" + "<div>" * depth + "<p id='bottom'>x</p>" + "</div>" * depth
+    ex = extract(html, URL)
+    assert ex.title == "Deep" and "top" in ex.anchors
+
+
+def test_links_resolve_against_base_and_skip_scripts() -> None:
+    html = """<html><head><base href="https://other.example.com/docs/"><link rel="Canonical" href="/c.html"></head>
+    <body><a href="a.html#x">a</a><a href=" a.html#x ">dup</a><a href="javascript:go()">j</a>
+    <a href="MAILTO:me@example.com">m</a><a href="#frag">f</a><a href="../up/">u</a><a href="#">top</a></body></html>"""
+    ex = extract(html, URL)
+    assert ex.links == (
+        "https://other.example.com/docs/a.html#x",
+        "https://other.example.com/docs/#frag",
+        "https://other.example.com/up/",
+    )
+    assert ex.canonical == "https://other.example.com/c.html"
+
+
+def test_page_starting_at_h2_is_normalised_to_level_one() -> None:
+    html = "<title>Guide | Site</title><main><h2 id='guide'>Guide</h2><p>a</p><h3 id='sub'>Sub</h3><p>b</p></main>"
+    ex = extract(html, URL)
+    assert ex.title == "Guide"
+    assert [(s.anchor, s.level, s.path) for s in ex.sections] == [
+        ("guide", 1, ("Guide",)), ("sub", 2, ("Guide", "Sub")),
+    ]
+
+
+def test_extract_anchors_matches_extract_on_every_fixture() -> None:
+    for path in sorted(FIXTURES.glob("*.html")):
+        data = path.read_bytes()
+        assert extract_anchors(data) == extract(data, URL).anchors, path.name
