@@ -1,0 +1,64 @@
+"""classify(): per-site rules first, then URL rules, then the markup hint."""
+
+from __future__ import annotations
+
+import pytest
+
+from crawlers.model import SOURCE_TYPES
+from crawlers.sourcetype import classify
+
+BASE = "https://docs.example.org"
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/library/asyncio-task.html", "API reference"),
+        ("/api.html", "API reference"),
+        ("/reference/datamodel.html", "API reference"),
+        ("/tutorial/index.html", "Tutorials"),
+        ("/tutorial/modules.html", "Tutorials"),
+        ("/user/quickstart.html", "Tutorials"),
+        ("/getting-started/", "Tutorials"),
+        ("/patterns/sqlite3.html", "Examples"),
+        ("/howto/logging-cookbook.html", "Examples"),
+        ("/examples/", "Examples"),
+        ("/faq/library.html", "FAQ"),
+        ("/community/faq.html", "FAQ"),
+        ("/changes.html", "Release notes"),
+        ("/whatsnew/3.11.html", "Release notes"),
+        ("/community/release-notes/", "Release notes"),
+        ("/genindex.html", "Other"),
+        ("/genindex-A.html", "Other"),
+        ("/search.html", "Other"),
+        ("/py-modindex.html", "Other"),
+        ("/404.html", "Other"),
+        ("/deploying/nginx.html", "Guides"),
+        ("/", "Guides"),
+    ],
+)
+def test_default_url_rules(path: str, expected: str) -> None:
+    assert classify(BASE + path) == expected
+
+
+def test_site_rules_win_in_order_and_match_the_path() -> None:
+    rules = [("/topics/*", "Guides"), ("*/api-guide/*", "API reference"), ("topics/*", "Examples")]
+    assert classify(BASE + "/topics/api.html", rules) == "Guides"
+    assert classify(BASE + "/api-guide/serializers/", rules) == "API reference"
+    assert classify(BASE + "/patterns/x.html?q=1#frag", rules) == "Examples"
+
+
+def test_markup_hint_only_when_no_url_rule_matches() -> None:
+    assert classify(BASE + "/config.html", hint="API reference") == "API reference"
+    assert classify(BASE + "/tutorial/x.html", hint="API reference") == "Tutorials"
+    assert classify(BASE + "/config.html", hint="not a type") == "Guides"
+
+
+def test_bad_rule_type_says_what_to_fix() -> None:
+    with pytest.raises(ValueError, match="docbot.toml"):
+        classify(BASE + "/a.html", [("/a.html", "Guide")])
+
+
+def test_result_is_always_a_known_type() -> None:
+    for path in ("/x", "/a/b/c.html", "/%E2%9C%93.html", "", "/API/Reference.HTML"):
+        assert classify(BASE + path) in SOURCE_TYPES
