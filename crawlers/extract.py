@@ -233,6 +233,20 @@ def _main_region(root: etree._Element) -> tuple[etree._Element, bool]:
     return (body if body is not None else root), True
 
 
+def _class_verdict(cls: str) -> int:
+    """0: content; 1: chrome; 2: chrome if it is a permalink glyph link; 3: chrome if it is an aside."""
+    classes = set(cls.split())
+    if classes & CHROME_CLASSES:
+        return 1
+    if classes & ANCHOR_LINK_CLASSES:
+        return 2
+    return 3 if ("toc" in cls or "sidebar-container" in cls) else 0
+
+
+_VERDICTS: dict[str, int] = {}  # class attribute → verdict; class strings repeat across a site
+MAX_VERDICTS = 50_000
+
+
 def is_chrome(el: etree._Element) -> bool:
     """Navigation, sidebars, permalink glyphs and "edit this page" links."""
     tag = el.tag
@@ -244,12 +258,18 @@ def is_chrome(el: etree._Element) -> bool:
     cls = el.get("class")
     if not cls:
         return False
-    classes = set(cls.split())
-    if classes & CHROME_CLASSES:
+    verdict = _VERDICTS.get(cls)
+    if verdict is None:
+        verdict = _class_verdict(cls)
+        if len(_VERDICTS) < MAX_VERDICTS:
+            _VERDICTS[cls] = verdict
+    if verdict == 0:
+        return False
+    if verdict == 1:
         return True
-    if tag == "a" and classes & ANCHOR_LINK_CLASSES:
-        return not "".join(el.itertext()).strip(PERMALINK_CHARS)
-    return tag == "aside" and ("toc" in cls or "sidebar-container" in cls)
+    if verdict == 2:
+        return tag == "a" and not "".join(el.itertext()).strip(PERMALINK_CHARS)
+    return tag == "aside"
 
 
 def _body_chrome(main: etree._Element, in_body: bool) -> frozenset[etree._Element]:

@@ -31,6 +31,12 @@ from crawlers.extract import (
 MAX_WRAPPER_CLIMB = 5  # DocBook puts h2 four levels below div.sect1[id]
 NOTE_DL = frozenset({"footnote", "citation", "field-list"})
 API_HEADING_CLASSES = frozenset({"code-header", "memtitle", "method", "fn", "impl"})
+_INLINE, _HEADING, _ENTRY, _PRE, _ITEM, _BLOCK, _CELL = range(7)
+START_ACTIONS: dict[str, int] = {
+    **{t: _HEADING for t in HEADINGS}, **{t: _BLOCK for t in BLOCKS},
+    "dt": _ENTRY, "pre": _PRE, "li": _ITEM, "td": _CELL, "th": _CELL, "br": _CELL,
+}
+END_BREAKS = BLOCKS | {"li", "dt"}
 _ENTRY_IDS = etree.XPath(".//*[@id]/@id | .//a/@name")
 _SAME_PAGE_HREFS = etree.XPath(".//a[starts-with(@href, '#')]/@href")
 _DESCNAME = etree.XPath(".//*[contains(concat(' ', @class, ' '), ' descname ')]")
@@ -210,11 +216,12 @@ def walk_sections(
     li_depth = 0
     walker = etree.iterwalk(main, events=("start", "end"))
     cur = preamble
-    blocks = BLOCKS
+    breaks = END_BREAKS
+    actions = START_ACTIONS
     for event, el in walker:
         tag = el.tag
         if event == "end":
-            if tag in blocks or tag == "li" or tag == "dt":
+            if tag in breaks:
                 if cur.inline:
                     cur.flush()
                 if tag == "li":
@@ -227,10 +234,11 @@ def walk_sections(
             if el.tail and el is not main:
                 cur.inline.append(el.tail)
             continue
-        if not isinstance(tag, str) or is_chrome(el) or el in skip:
+        if not isinstance(tag, str) or is_chrome(el) or (skip and el in skip):
             walker.skip_subtree()
             continue
-        if tag in HEADINGS and len(opened) < MAX_SECTIONS:
+        action = actions.get(tag, _INLINE)
+        if action == _HEADING and len(opened) < MAX_SECTIONS:
             cur.flush()
             walker.skip_subtree()
             raw = int(tag[1])
@@ -258,7 +266,7 @@ def walk_sections(
             stack.append(sec)
             cur = sec
             continue
-        if tag == "dt" and len(opened) < MAX_SECTIONS:
+        if action == _ENTRY and len(opened) < MAX_SECTIONS:
             dl, classes = _entry_dl(el)
             ids = _marker_ids(el) if dl is not None else []
             if ids:
@@ -296,23 +304,27 @@ def walk_sections(
             cur.inner.append(ident)
         if tag == "a" and el.get("name"):
             cur.inner.append(el.get("name"))
-        if tag == "pre":
-            cur.flush()
+        if action == _INLINE:
+            if el.text:
+                cur.inline.append(el.text)
+            continue
+        if action == _PRE:
+            if cur.inline:
+                cur.flush()
             walker.skip_subtree()
             code = "".join(el.itertext()).strip("\n").replace("\xa0", " ")
             if code.strip():
                 cur.add(f"```\n{code}\n```")
             continue
-        if tag == "li":
+        if action == _ITEM:
             if cur.inline:
                 cur.flush()
             li_depth += 1
             cur.prefix = "  " * (li_depth - 1) + "- "
-        elif tag in blocks or tag == "dt":
-            if cur.inline:
-                cur.flush()
-        elif tag in ("td", "th", "br"):
+        elif action == _CELL:
             cur.inline.append(" ")
+        elif cur.inline:  # a block (or a dt that opens no entry)
+            cur.flush()
         if el.text:
             cur.inline.append(el.text)
     (stack[-1] if stack else preamble).flush()
