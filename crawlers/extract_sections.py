@@ -31,10 +31,11 @@ from crawlers.extract import (
 MAX_WRAPPER_CLIMB = 5  # DocBook puts h2 four levels below div.sect1[id]
 NOTE_DL = frozenset({"footnote", "citation", "field-list"})
 API_HEADING_CLASSES = frozenset({"code-header", "memtitle", "method", "fn", "impl"})
-_INLINE, _HEADING, _ENTRY, _PRE, _ITEM, _BLOCK, _CELL = range(7)
+_INLINE, _HEADING, _ENTRY, _PRE, _ITEM, _BLOCK, _CELL, _CODE = range(8)
 START_ACTIONS: dict[str, int] = {
     **{t: _HEADING for t in HEADINGS}, **{t: _BLOCK for t in BLOCKS},
     "dt": _ENTRY, "pre": _PRE, "li": _ITEM, "td": _CELL, "th": _CELL, "br": _CELL,
+    "code": _CODE, "kbd": _CODE, "samp": _CODE, "tt": _CODE, "var": _CODE,
 }
 END_BREAKS = BLOCKS | {"li", "dt"}
 _ENTRY_IDS = etree.XPath(".//*[@id]/@id | .//a/@name")
@@ -307,6 +308,10 @@ def walk_sections(
         if action == _INLINE:
             if el.text:
                 cur.inline.append(el.text)
+            continue
+        if action == _CODE:  # inline code: its highlighting spans carry no structure
+            walker.skip_subtree()
+            cur.inline.append("".join(el.itertext()))
             continue
         if action == _PRE:
             if cur.inline:
