@@ -26,11 +26,8 @@ BLOCKS = frozenset(
     """p div ul ol dl dd table thead tbody tfoot tr blockquote section article header footer
     figure figcaption hr address details summary form fieldset center main aside caption""".split()
 )
-# Sphinx/DocBook definition lists that hold notes, not definitions.
-NON_ENTRY_DL = frozenset({"footnote", "citation", "field-list", "simple", "option-list", "docutils"})
 API_DL = frozenset({"py", "c", "cpp", "js", "rst", "java", "std", "http", "dj"})
 CALLABLE_DL = frozenset({"function", "method", "classmethod", "staticmethod", "decorator", "decoratormethod", "coroutinefunction", "coroutinemethod"})
-SECTION_CLASS = re.compile(r"\b(section|sect\d|refsect\d|simplesect|chapter|appendix|preface|part|article|refentry|titlepage)\b")
 RUSTDOC_ANCHOR = re.compile(r"^(method|tymethod|structfield|variant|associatedtype|associatedconstant|impl)[.-]")
 PERMALINK_CHARS = "¶§#🔗 \t\n\u00b6\u200b"
 TITLE_SEPARATORS = (" — ", " – ", " | ", " · ", " :: ")

@@ -19,6 +19,7 @@ OTHER_PAGES = frozenset(
     {"genindex", "search", "py-modindex", "modindex", "404", "403", "500", "searchindex", "copyright", "license", "glossary-index"}
 )
 OTHER_PREFIXES = ("genindex-",)
+OTHER_DIRS = frozenset({"_modules", "_sources", "_static", "_images", "_downloads"})  # generated source listings
 # (path tokens, source type), checked in order: the first type with a matching token wins,
 # so "faq/library.html" is an FAQ and "tutorial/modules.html" a tutorial.
 URL_RULES: tuple[tuple[frozenset[str], str], ...] = (
@@ -78,7 +79,8 @@ def classify(url: str, rules: Sequence[tuple[str, str]] = (), hint: str | None =
                 check_rules([(glob, kind)])
             return kind
     stem = _stem(path)
-    if stem in OTHER_PAGES or stem.startswith(OTHER_PREFIXES):
+    first_dir = path.lstrip("/").split("/", 1)[0]
+    if stem in OTHER_PAGES or stem.startswith(OTHER_PREFIXES) or first_dir in OTHER_DIRS:
         return "Other"
     tokens = _path_tokens(path)
     for words, kind in URL_RULES:

@@ -33,6 +33,7 @@ BASE = "https://docs.example.org"
         ("/search.html", "Other"),
         ("/py-modindex.html", "Other"),
         ("/404.html", "Other"),
+        ("/_modules/requests/sessions.html", "Other"),
         ("/deploying/nginx.html", "Guides"),
         ("/", "Guides"),
     ],
