@@ -232,8 +232,9 @@ def walk_sections(
                         if stack.pop().dl is el:
                             break
                     cur = stack[-1] if stack else preamble
-            if el.tail and el is not main:
-                cur.inline.append(el.tail)
+            tail = el.tail
+            if tail and (cur.inline or not tail.isspace()) and el is not main:
+                cur.inline.append(tail)
             continue
         if not isinstance(tag, str) or is_chrome(el) or (skip and el in skip):
             walker.skip_subtree()
@@ -330,8 +331,9 @@ def walk_sections(
             cur.inline.append(" ")
         elif cur.inline:  # a block (or a dt that opens no entry)
             cur.flush()
-        if el.text:
-            cur.inline.append(el.text)
+        text = el.text
+        if text and (cur.inline or not text.isspace()):
+            cur.inline.append(text)
     (stack[-1] if stack else preamble).flush()
     for sec in stack:
         sec.flush()
