@@ -14,9 +14,13 @@ import asyncio
 import dataclasses
 import hashlib
 import logging
+import multiprocessing
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -49,7 +53,10 @@ CONCURRENCY = 8
 LOSS_THRESHOLD = 0.2
 MAX_QUERY_VARIANTS = 20  # distinct query strings admitted per path (calendar-like URL spaces)
 MAX_URL_LENGTH = 2048
+MAX_RAW_SEEN = 200_000  # link spellings remembered to skip re-normalising (bounded memory)
 MAX_ERROR_SAMPLES = 5
+PARSE_INLINE_PAGES = 40  # pages parsed in the event loop before worker processes start
+MAX_PARSE_PROCESSES = 4
 SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")  # looked for under the start directory and the origin
 # Failures after which a previously known page is kept as last-known-good (flagged stale).
 TRANSIENT = frozenset({f.TIMEOUT_ERR, f.CONNECT_ERR, f.HTTP_ERR, f.SERVER_ERR, f.RATE_LIMITED, f.CLIENT_ERR,
@@ -76,6 +83,7 @@ class CrawlConfig:
     max_query_variants: int = MAX_QUERY_VARIANTS
     max_url_length: int = MAX_URL_LENGTH
     sitemaps: bool = True
+    parse_processes: int | None = None  # None: one per CPU (up to 4) once the crawl is big; 0 or 1: inline
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +99,16 @@ class CrawlStats:
         return dataclasses.asdict(self)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class CrawlResult:
     map: AnchorMap
     texts: list[SectionText]
     report: ChangeReport
     stats: CrawlStats
+
+    def __repr__(self) -> str:
+        # Short on purpose: asyncio.run (3.11) reprs the main task's result when restoring SIGINT.
+        return f"CrawlResult(site={self.map.site!r}, pages={len(self.map.pages)}, texts={len(self.texts)})"
 
 
 def dir_alias(canonical: str) -> str | None:
@@ -142,6 +154,7 @@ class _Crawl:
             self.prev_texts.setdefault(t.url, []).append(t)
         self.robots = Robots(None, config.user_agent)
         self.seen: set[str] = set()
+        self.raw_seen: set[str] = set()
         self.query_variants: Counter[str] = Counter()
         self.queue: asyncio.Queue[str] = asyncio.Queue()
         self.pages: dict[str, Page] = {}
@@ -152,6 +165,10 @@ class _Crawl:
         self.samples: dict[str, list[str]] = {}
         self.stats = Counter[str]()
         self.done = 0
+        self.parsed = 0
+        self.pool: ProcessPoolExecutor | None = None
+        procs = config.parse_processes
+        self.parse_processes = min(os.cpu_count() or 1, MAX_PARSE_PROCESSES) if procs is None else procs
         self.cap_logged = False
         self._delay_lock = asyncio.Lock()
         self._last_request = 0.0
@@ -166,6 +183,10 @@ class _Crawl:
     def admit(self, url: str) -> bool:
         """Queue ``url`` when it is new, in scope, allowed and within the caps."""
         url = url.partition("#")[0]
+        if url in self.raw_seen:  # most links repeat on every page: skip normalising them again
+            return False
+        if len(self.raw_seen) < MAX_RAW_SEEN:
+            self.raw_seen.add(url)
         if len(url) > self.config.max_url_length:
             return False
         try:
@@ -197,6 +218,27 @@ class _Crawl:
 
     def in_scope(self, url: str) -> bool:
         return in_scope(url, self.prefix, self.config.include, self.config.exclude)
+
+    async def parse(self, result: FetchResult) -> Extracted:
+        """Extract a page: inline for small crawls, in worker processes once the crawl is big."""
+        self.parsed += 1
+        if self.pool is None and self.parse_processes > 1 and self.parsed > PARSE_INLINE_PAGES:
+            self.pool = _parse_pool(self.parse_processes)
+            self.parse_processes = 0 if self.pool is None else self.parse_processes
+        if self.pool is not None:
+            loop = asyncio.get_running_loop()
+            try:
+                return await loop.run_in_executor(self.pool, extract, result.body, result.final_url, result.encoding)
+            except (BrokenProcessPool, OSError, RuntimeError) as exc:
+                log.warning("parse workers failed (%s); parsing in the crawler process from now on", exc)
+                self.close()
+                self.parse_processes = 0
+        return extract(result.body, result.final_url, result.encoding)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
 
     # -- one URL --------------------------------------------------------
     async def _polite(self) -> None:
@@ -257,7 +299,7 @@ class _Crawl:
             return "ok"
         self.claimed.add(canonical)
         try:
-            ex = extract(result.body, result.final_url, result.encoding)
+            ex = await self.parse(result)
         except Exception:  # noqa: BLE001 - one broken page must not stop the crawl
             log.exception("could not parse %s; skipped", canonical)
             self.claimed.discard(canonical)
@@ -372,6 +414,13 @@ class _Crawl:
         return CrawlResult(new_map, texts, report, stats)
 
 
+def _parse_pool(processes: int) -> ProcessPoolExecutor | None:
+    """Worker processes for extraction, forked so they need no importable ``__main__`` (None where fork is missing)."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    return ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
+
+
 def _http(url: str) -> bool:
     return url.startswith(("http://", "https://"))
 
@@ -388,9 +437,12 @@ async def crawl(
     started = time.monotonic()
     fetcher = Fetcher(client=client, user_agent=config.user_agent, timeout=config.timeout,
                       max_bytes=config.max_bytes, retries=config.retries, backoff=config.backoff)
-    async with fetcher:
-        state = _Crawl(config, previous, previous_texts, fetcher, progress)
-        await state.run()
+    state = _Crawl(config, previous, previous_texts, fetcher, progress)
+    try:
+        async with fetcher:
+            await state.run()
+    finally:
+        state.close()
     return state.result(crawled_at, time.monotonic() - started, previous_texts)
 
 
@@ -433,6 +485,7 @@ def crawl_site(
     path = map_path(anchor_maps_dir, config.site)
     if not force:
         check_loss(config, previous, result, path)
-    save_section_texts(data_dir, config.site, result.texts)
+    if previous is None or result.texts != previous_texts:  # an unchanged site keeps its texts file
+        save_section_texts(data_dir, config.site, result.texts)
     result.map.save(path)
     return result

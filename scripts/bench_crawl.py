@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Crawl benchmark: the Python 3.11 docs served on 127.0.0.1, a full crawl then an unchanged recrawl.
+
+The site is served by a threaded HTTP/1.1 server in a subprocess (so it does not
+share the crawler's GIL); each crawl phase runs in its own subprocess so its
+peak RSS is its own. Prints pages, anchors, seconds, pages/s and peak RSS per
+phase (``--json`` for one JSON object). Targets on a 2-core machine: full crawl
+≥ 150 pages/s; unchanged recrawl ≥ 5× faster than the full crawl.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_SITE = Path("/usr/share/doc/python3.11-doc/html")
+SERVER = """
+import functools, http.server, sys
+class H(http.server.SimpleHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *args): pass
+class S0(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address): pass  # clients closing keep-alive connections
+class S(S0):
+    request_queue_size = 256
+    daemon_threads = True
+s = S(("127.0.0.1", 0), functools.partial(H, directory=sys.argv[1]))
+print(s.server_address[1], flush=True)
+s.serve_forever()
+"""
+
+
+def phase(base: str, out: Path, concurrency: int) -> dict[str, object]:
+    """One crawl against whatever map is already in ``out`` (run in a child process)."""
+    sys.path.insert(0, str(ROOT))
+    from crawlers.crawl import CrawlConfig, crawl_site
+
+    started = time.perf_counter()
+    result = crawl_site(CrawlConfig(site="python", start_url=base, concurrency=concurrency), out / "maps", out / "data")
+    seconds = time.perf_counter() - started
+    pages = len(result.map.pages)
+    return {
+        "pages": pages,
+        "anchors": result.map.anchor_count(),
+        "sections": result.map.section_count(),
+        "seconds": round(seconds, 3),
+        "pages_per_s": round(pages / seconds, 1),
+        "parsed": result.stats.fetched,
+        "not_modified": result.stats.not_modified,
+        "errors": result.report.errors,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def run_phase(base: str, out: Path, concurrency: int) -> dict[str, object]:
+    cmd = [sys.executable, __file__, "--phase", "--base", base, "--out", str(out), "--concurrency", str(concurrency)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench_crawl: crawl phase failed:\n{proc.stderr}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--site", type=Path, default=DEFAULT_SITE, help="HTML root to serve")
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--phase", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--base", help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.phase:
+        print(json.dumps(phase(args.base, args.out, args.concurrency)))
+        return 0
+    if not args.site.is_dir():
+        raise SystemExit(f"bench_crawl: {args.site} is missing — install python3.11-doc (scripts/install.sh)")
+    server = subprocess.Popen([sys.executable, "-c", SERVER, str(args.site)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        base = f"http://127.0.0.1:{server.stdout.readline().strip()}/"
+        with tempfile.TemporaryDirectory() as tmp:
+            full = run_phase(base, Path(tmp), args.concurrency)
+            recrawl = run_phase(base, Path(tmp), args.concurrency)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    speedup = round(float(full["seconds"]) / max(float(recrawl["seconds"]), 1e-9), 1)  # type: ignore[arg-type]
+    report = {"site": str(args.site), "full": full, "recrawl": recrawl, "recrawl_speedup": speedup}
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    print(f"site: {args.site}")
+    for name in ("full", "recrawl"):
+        r = report[name]
+        print(f"{name:8} {r['pages']} pages, {r['anchors']} anchors, {r['seconds']} s, "  # type: ignore[index]
+              f"{r['pages_per_s']} pages/s, peak RSS {r['peak_rss_mb']} MB, errors {r['errors']}")  # type: ignore[index]
+    print(f"recrawl speed-up: {speedup}x (targets: full >= 150 pages/s, recrawl >= 5x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
