@@ -12,15 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
 import logging
-import multiprocessing
-import os
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,33 +25,20 @@ import httpx
 from crawlers import fetch as f
 from crawlers.diff import ChangeReport, diff_maps, lost_fraction, merge_renames
 from crawlers.errors import AnchorMapError, CrawlRefused, StartURLError
-from crawlers.extract import Extracted, extract
 from crawlers.fetch import FetchResult, Fetcher
-from crawlers.model import (
-    AnchorMap,
-    Page,
-    Section,
-    SectionText,
-    load_section_texts,
-    map_path,
-    save_section_texts,
-)
-from crawlers.robots import Robots, fetch_robots
+from crawlers.frontier import MAX_PAGES, MAX_QUERY_VARIANTS, MAX_URL_LENGTH, Frontier
+from crawlers.model import AnchorMap, Page, SectionText, load_section_texts, map_path, save_section_texts
+from crawlers.pages import ParsePool, build_page, dir_alias
+from crawlers.robots import fetch_robots
 from crawlers.sitemap import discover
 from crawlers.sourcetype import classify
-from crawlers.urls import INDEX_FILE, in_scope, normalize, scope_prefix
+from crawlers.urls import normalize, scope_prefix
 
 log = logging.getLogger(__name__)
 
-MAX_PAGES = 10_000
-CONCURRENCY = 8
+CONCURRENCY = 8  # requests in flight; a crawl stays on one host (its scope is one origin)
 LOSS_THRESHOLD = 0.2
-MAX_QUERY_VARIANTS = 20  # distinct query strings admitted per path (calendar-like URL spaces)
-MAX_URL_LENGTH = 2048
-MAX_RAW_SEEN = 200_000  # link spellings remembered to skip re-normalising (bounded memory)
 MAX_ERROR_SAMPLES = 5
-PARSE_INLINE_PAGES = 40  # pages parsed in the event loop before worker processes start
-MAX_PARSE_PROCESSES = 4
 SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")  # looked for under the start directory and the origin
 # Failures after which a previously known page is kept as last-known-good (flagged stale).
 TRANSIENT = frozenset({f.TIMEOUT_ERR, f.CONNECT_ERR, f.HTTP_ERR, f.SERVER_ERR, f.RATE_LIMITED, f.CLIENT_ERR,
@@ -111,34 +93,6 @@ class CrawlResult:
         return f"CrawlResult(site={self.map.site!r}, pages={len(self.map.pages)}, texts={len(self.texts)})"
 
 
-def dir_alias(canonical: str) -> str | None:
-    """The ``dir/`` spelling of a ``dir/index.html`` page."""
-    return canonical[: -len(INDEX_FILE)] if canonical.endswith("/" + INDEX_FILE) else None
-
-
-def build_page(
-    site: str, url: str, body: bytes, result: FetchResult, ex: Extracted, source_type: str, aliases: set[str]
-) -> tuple[Page, list[SectionText]]:
-    """The map entry and section texts of one parsed page (pure)."""
-    sections = tuple(Section(s.anchor, s.title, s.level, tuple(s.path), s.kind) for s in ex.sections)
-    page = Page(
-        url=url,
-        title=ex.title,
-        source_type=source_type,
-        aliases=tuple(sorted(aliases)),
-        anchors=tuple(sorted(ex.anchors)),
-        sections=sections,
-        etag=result.headers.get("etag"),
-        last_modified=result.headers.get("last-modified"),
-        content_hash=hashlib.sha256(body).hexdigest(),
-    )
-    texts = [
-        SectionText(site, url, s.anchor, s.title, s.level, tuple(s.path), source_type, s.text, s.kind)
-        for s in ex.sections
-    ]
-    return page, texts
-
-
 class _Crawl:
     """Mutable state of one crawl; lives for one call of :func:`crawl`."""
 
@@ -148,14 +102,12 @@ class _Crawl:
         self.previous = previous
         self.fetcher = fetcher
         self.progress = progress
-        self.prefix = scope_prefix(config.start_url)
+        self.frontier = Frontier(scope_prefix(config.start_url), config.include, config.exclude,
+                                 max_pages=config.max_pages, max_query_variants=config.max_query_variants,
+                                 max_url_length=config.max_url_length)
         self.prev_texts: dict[str, list[SectionText]] = {}
         for t in previous_texts:
             self.prev_texts.setdefault(t.url, []).append(t)
-        self.robots = Robots(None, config.user_agent)
-        self.seen: set[str] = set()
-        self.raw_seen: set[str] = set()
-        self.query_variants: Counter[str] = Counter()
         self.queue: asyncio.Queue[str] = asyncio.Queue()
         self.pages: dict[str, Page] = {}
         self.texts: dict[str, list[SectionText]] = {}
@@ -165,11 +117,8 @@ class _Crawl:
         self.samples: dict[str, list[str]] = {}
         self.stats = Counter[str]()
         self.done = 0
-        self.parsed = 0
-        self.pool: ProcessPoolExecutor | None = None
-        procs = config.parse_processes
-        self.parse_processes = min(os.cpu_count() or 1, MAX_PARSE_PROCESSES) if procs is None else procs
-        self.cap_logged = False
+        self.parser = ParsePool(config.parse_processes)
+        self.crawl_delay = 0.0
         self._delay_lock = asyncio.Lock()
         self._last_request = 0.0
 
@@ -180,69 +129,14 @@ class _Crawl:
         if len(samples) < MAX_ERROR_SAMPLES:
             samples.append(url)
 
-    def admit(self, url: str) -> bool:
-        """Queue ``url`` when it is new, in scope, allowed and within the caps."""
-        url = url.partition("#")[0]
-        if url in self.raw_seen:  # most links repeat on every page: skip normalising them again
-            return False
-        if len(self.raw_seen) < MAX_RAW_SEEN:
-            self.raw_seen.add(url)
-        if len(url) > self.config.max_url_length:
-            return False
-        try:
-            canonical = normalize(url)
-        except ValueError:
-            return False
-        if canonical in self.seen:
-            return False
-        if not self.in_scope(canonical):
-            return False
-        if not self.robots.allowed(canonical):
-            self.error("robots_disallowed", canonical)
-            self.seen.add(canonical)
-            return False
-        path, _, query = canonical.partition("?")
-        if query:
-            if self.query_variants[path] >= self.config.max_query_variants:
-                return False
-            self.query_variants[path] += 1
-        if len(self.seen) >= self.config.max_pages:
-            if not self.cap_logged:
-                log.warning("max-pages cap of %d reached; not queueing more URLs", self.config.max_pages)
-                self.cap_logged = True
-            self.stats["skipped"] += 1
-            return False
-        self.seen.add(canonical)
-        self.queue.put_nowait(canonical)
-        return True
-
-    def in_scope(self, url: str) -> bool:
-        return in_scope(url, self.prefix, self.config.include, self.config.exclude)
-
-    async def parse(self, result: FetchResult) -> Extracted:
-        """Extract a page: inline for small crawls, in worker processes once the crawl is big."""
-        self.parsed += 1
-        if self.pool is None and self.parse_processes > 1 and self.parsed > PARSE_INLINE_PAGES:
-            self.pool = _parse_pool(self.parse_processes)
-            self.parse_processes = 0 if self.pool is None else self.parse_processes
-        if self.pool is not None:
-            loop = asyncio.get_running_loop()
-            try:
-                return await loop.run_in_executor(self.pool, extract, result.body, result.final_url, result.encoding)
-            except (BrokenProcessPool, OSError, RuntimeError) as exc:
-                log.warning("parse workers failed (%s); parsing in the crawler process from now on", exc)
-                self.close()
-                self.parse_processes = 0
-        return extract(result.body, result.final_url, result.encoding)
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.pool = None
+    def admit(self, url: str) -> None:
+        canonical = self.frontier.admit(url)
+        if canonical is not None:
+            self.queue.put_nowait(canonical)
 
     # -- one URL --------------------------------------------------------
     async def _polite(self) -> None:
-        delay = self.robots.crawl_delay
+        delay = self.crawl_delay
         if delay <= 0:
             return
         async with self._delay_lock:
@@ -270,7 +164,7 @@ class _Crawl:
         prev = self.previous.page(url) if self.previous else None
         etag, modified = self.conditional(prev)
         await self._polite()
-        result = await self.fetcher.get(url, etag=etag, last_modified=modified, follow=self.in_scope)
+        result = await self.fetcher.get(url, etag=etag, last_modified=modified, follow=self.frontier.in_scope)
         self.stats["requests"] += 1
         try:
             final = normalize(result.final_url)
@@ -281,7 +175,7 @@ class _Crawl:
             self.error(f.OFFSITE_REDIRECT, url)
             self.stats["skipped"] += 1
             return f.OFFSITE_REDIRECT
-        self.seen.add(final)
+        self.frontier.mark(final)
         if result.not_modified:
             prev = prev or (self.previous.page(final) if self.previous else None)
             if prev is None:
@@ -299,7 +193,7 @@ class _Crawl:
             return "ok"
         self.claimed.add(canonical)
         try:
-            ex = await self.parse(result)
+            ex = await self.parser.extract(result)
         except Exception:  # noqa: BLE001 - one broken page must not stop the crawl
             log.exception("could not parse %s; skipped", canonical)
             self.claimed.discard(canonical)
@@ -307,7 +201,7 @@ class _Crawl:
         if result.truncated:
             self.error("truncated", canonical)
         source_type = classify(canonical, self.config.source_types, ex.source_type_hint)
-        page, texts = build_page(self.config.site, canonical, result.body, result, ex, source_type, aliases)
+        page, texts = build_page(self.config.site, canonical, result, ex, source_type, aliases)
         self.stats["fetched"] += 1
         self.stats["bytes"] += len(result.body)
         self.pages[canonical] = page
@@ -342,21 +236,23 @@ class _Crawl:
             finally:
                 self.done += 1
                 if self.progress:
-                    self.progress(self.done, len(self.seen))
+                    self.progress(self.done, len(self.frontier.seen))
                 self.queue.task_done()
 
     # -- the whole crawl ------------------------------------------------
     async def run(self) -> None:
         start = normalize(self.config.start_url)
-        self.robots = await fetch_robots(self.fetcher, start)
-        if not self.robots.reachable:
+        robots = await fetch_robots(self.fetcher, start)
+        if not robots.reachable:
             raise StartURLError(f"Cannot reach {self.config.start_url} — check the URL and that the site is up")
-        if not self.robots.allowed(start):
+        if not robots.allowed(start):
             raise StartURLError(
-                f"robots.txt of {self.config.start_url} disallows it for {self.robots.user_agent}; "
+                f"robots.txt of {self.config.start_url} disallows it for {robots.user_agent}; "
                 "crawl a different start URL or ask the site owner"
             )
-        self.seen.add(start)
+        self.frontier.robots = robots
+        self.crawl_delay = robots.crawl_delay
+        self.frontier.mark(start)
         outcome = await self.visit(start)
         self.done += 1
         if outcome not in ("ok", "not_modified") and start not in self.pages and (
@@ -369,7 +265,8 @@ class _Crawl:
                 self.admit(url)
         if self.config.sitemaps:
             origin = "/".join(start.split("/", 3)[:3]) + "/"
-            candidates = [*self.robots.sitemaps, *(base + name for base in (self.prefix, origin) for name in SITEMAPS)]
+            bases = (self.frontier.prefix, origin)
+            candidates = [*robots.sitemaps, *(base + name for base in bases for name in SITEMAPS)]
             for url in await discover(self.fetcher, candidates):
                 self.admit(url)
         workers = [asyncio.create_task(self.worker()) for _ in range(max(1, self.config.concurrency))]
@@ -405,20 +302,13 @@ class _Crawl:
             anchors_removed=d.anchors_removed,
             renames=d.renames,
             stale=tuple(sorted(u for u, p in pages.items() if p.stale)),
-            errors=dict(sorted(self.errors.items())),
+            errors=dict(sorted((self.errors + self.frontier.rejected).items())),
             error_samples={k: tuple(sorted(v)) for k, v in sorted(self.samples.items())},
             duration=duration,
         )
         stats = CrawlStats(**{k: self.stats[k] for k in ("requests", "fetched", "not_modified", "failed",
                                                          "skipped", "bytes")})
         return CrawlResult(new_map, texts, report, stats)
-
-
-def _parse_pool(processes: int) -> ProcessPoolExecutor | None:
-    """Worker processes for extraction, forked so they need no importable ``__main__`` (None where fork is missing)."""
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return None
-    return ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
 
 
 def _http(url: str) -> bool:
@@ -442,7 +332,7 @@ async def crawl(
         async with fetcher:
             await state.run()
     finally:
-        state.close()
+        state.parser.close()
     return state.result(crawled_at, time.monotonic() - started, previous_texts)
 
 

@@ -117,3 +117,12 @@ def test_loss_over_threshold_refuses_and_leaves_the_map_untouched(tmp_path: Path
     forced = _crawl_site(site(pages(**gone)), tmp_path, force=True)
     assert len(forced.map.pages) == len(first.map.pages) - 4
     assert AnchorMap.load(path).pages.keys() == forced.map.pages.keys()
+
+
+def test_last_modified_in_the_same_second_as_the_response_is_not_trusted() -> None:
+    from crawlers.pages import strong_last_modified
+
+    lm = "Mon, 01 Jan 2024 00:00:00 GMT"
+    assert strong_last_modified({"last-modified": lm, "date": lm}) is None
+    assert strong_last_modified({"last-modified": lm, "date": "Mon, 01 Jan 2024 00:00:05 GMT"}) == lm
+    assert strong_last_modified({"last-modified": lm}) == lm

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,8 @@ def write_site(root: Path, extra_page: bool = True) -> None:
         '<h2 id="install">Install</h2><p>pip install tiny</p></body></html>', encoding="utf-8")
     (root / "private").mkdir(exist_ok=True)
     (root / "private" / "x.html").write_text("<title>X</title><h1 id='x'>X</h1>", encoding="utf-8")
+    for path in root.rglob("*.html"):  # written "long ago", so Last-Modified is a strong validator
+        os.utime(path, (1_700_000_000, 1_700_000_000))
 
 
 def run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

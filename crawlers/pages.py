@@ -1,0 +1,116 @@
+"""From a fetched and extracted page to its anchor-map entry and section texts.
+
+``build_page`` is pure. :class:`ParsePool` runs :func:`crawlers.extract.extract`
+inline for small crawls and in forked worker processes once a crawl is big,
+because extraction is CPU-bound and the event loop must keep fetching.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Mapping
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+
+from crawlers.extract import Extracted, extract
+from crawlers.fetch import FetchResult
+from crawlers.model import Page, Section, SectionText
+from crawlers.urls import INDEX_FILE
+
+log = logging.getLogger(__name__)
+
+PARSE_INLINE_PAGES = 40  # pages parsed in the event loop before worker processes start
+MAX_PARSE_PROCESSES = 4
+
+
+def dir_alias(canonical: str) -> str | None:
+    """The ``dir/`` spelling of a ``dir/index.html`` page."""
+    return canonical[: -len(INDEX_FILE)] if canonical.endswith("/" + INDEX_FILE) else None
+
+
+def strong_last_modified(headers: Mapping[str, str]) -> str | None:
+    """Last-Modified when usable as a validator: RFC 9110 §8.8.2.2 calls it weak unless Date is ≥ 1 s later.
+
+    A page rewritten within the second it was fetched would otherwise answer 304 forever.
+    """
+    value = headers.get("last-modified")
+    date = headers.get("date")
+    if not value or not date:
+        return value
+    try:
+        if (parsedate_to_datetime(date) - parsedate_to_datetime(value)).total_seconds() < 1:
+            return None
+    except (TypeError, ValueError):
+        return None
+    return value
+
+
+def build_page(
+    site: str, url: str, result: FetchResult, ex: Extracted, source_type: str, aliases: set[str]
+) -> tuple[Page, list[SectionText]]:
+    """The map entry and section texts of one parsed page (pure)."""
+    sections = tuple(Section(s.anchor, s.title, s.level, tuple(s.path), s.kind) for s in ex.sections)
+    page = Page(
+        url=url,
+        title=ex.title,
+        source_type=source_type,
+        aliases=tuple(sorted(aliases)),
+        anchors=tuple(sorted(ex.anchors)),
+        sections=sections,
+        etag=result.headers.get("etag"),
+        last_modified=strong_last_modified(result.headers),
+        content_hash=hashlib.sha256(result.body).hexdigest(),
+    )
+    texts = [
+        SectionText(site, url, s.anchor, s.title, s.level, tuple(s.path), source_type, s.text, s.kind)
+        for s in ex.sections
+    ]
+    return page, texts
+
+
+@dataclass(slots=True)
+class ParsePool:
+    """Extraction inline, then in worker processes after ``inline_pages`` pages (``processes`` ≤ 1: always inline)."""
+
+    processes: int | None = None  # None: one per CPU, up to MAX_PARSE_PROCESSES
+    inline_pages: int = PARSE_INLINE_PAGES
+    _pool: ProcessPoolExecutor | None = None
+    _parsed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.processes is None:
+            self.processes = min(os.cpu_count() or 1, MAX_PARSE_PROCESSES)
+
+    async def extract(self, result: FetchResult) -> Extracted:
+        self._parsed += 1
+        if self._pool is None and (self.processes or 0) > 1 and self._parsed > self.inline_pages:
+            self._pool = _fork_pool(self.processes or 2)
+            if self._pool is None:
+                self.processes = 0
+        if self._pool is not None:
+            loop = asyncio.get_running_loop()
+            try:
+                return await loop.run_in_executor(self._pool, extract, result.body, result.final_url, result.encoding)
+            except BrokenProcessPool as exc:
+                log.warning("parse workers failed (%s); parsing in the crawler process from now on", exc)
+                self.close()
+                self.processes = 0
+        return extract(result.body, result.final_url, result.encoding)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+def _fork_pool(processes: int) -> ProcessPoolExecutor | None:
+    """Forked workers need no importable ``__main__`` (spawn would re-run a caller's unguarded script)."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    return ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
