@@ -287,7 +287,7 @@ class _Crawl:
                 aliases.add(extra)
             aliases.discard(url)
             pages[url] = dataclasses.replace(page, aliases=tuple(sorted(aliases)))
-        new_map = AnchorMap(site=self.config.site, base_url=normalize(self.config.start_url),
+        new_map = AnchorMap(site=self.config.site, base_url=self.config.start_url,
                             crawled_at=crawled_at, pages=pages)
         texts = [t for url in sorted(pages) for t in self.texts.get(url, ())]
         d = diff_maps(self.previous, new_map, previous_texts, texts)

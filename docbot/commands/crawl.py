@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from crawlers.crawl import CrawlConfig, CrawlResult, crawl_site
-from crawlers.model import map_path, sections_path
+from crawlers.model import AnchorMap, map_path, sections_path
 from docbot.config import Settings, SiteConfig
 from docbot.errors import SiteNotFound
 
@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Fetch every in-scope page of a site (incrementally when a map exists), record every "
         "anchor and section, write anchor_maps/SITE.json and the section texts, and report what changed.",
     )
-    p.add_argument("url", nargs="?", help="start URL (default: the site's url in docbot.toml)")
+    p.add_argument("url", nargs="?", help="start URL (default: the site's url in docbot.toml, else its map's base URL)")
     p.add_argument("--site", required=True, help="site name (the map is written to ANCHOR_MAPS/NAME.json)")
     p.add_argument("--max-pages", type=int, help="stop queueing pages after N (default 10000)")
     p.add_argument("--concurrency", type=int, help="parallel requests to the host (default 8)")
@@ -40,6 +40,9 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> CrawlConfi
     """The crawl config: command line over the site's docbot.toml entry."""
     site: SiteConfig | None = next((s for s in settings.sites if s.name == args.site), None)
     url = args.url or (site.url if site else None)
+    path = map_path(settings.anchor_maps, args.site)
+    if not url and path.is_file():  # recrawl a site crawled before from the command line
+        url = AnchorMap.load(path).base_url
     if not url:
         raise SiteNotFound(
             f"No start URL for site {args.site!r}: pass one (`docbot crawl URL --site {args.site}`) "

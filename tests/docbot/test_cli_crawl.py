@@ -52,6 +52,9 @@ def test_crawl_json_writes_map_and_reports(tmp_path: Path, capsys: pytest.Captur
         code, out, _ = run(tmp_path, capsys, base, "--site", "tiny", "--exclude", "private/*")
         assert code == 0 and "pages:    2" in out and "2 not modified" in out
 
+        code, out, _ = run(tmp_path, capsys, "--site", "tiny", "--exclude", "private/*", "--json")
+        assert code == 0 and json.loads(out)["start_url"] == base  # the URL comes from the map
+
 
 def test_crawl_takes_url_and_patterns_from_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_site(tmp_path / "site")
