@@ -101,14 +101,17 @@ def test_redirect_loop_and_offsite_redirect_do_not_stop_the_crawl() -> None:
     assert result.report.errors["redirect_loop"] >= 1 and result.report.errors["offsite_redirect"] == 1
 
 
-def test_non_html_skipped_broken_html_and_undecodable_bytes_survive() -> None:
+def test_non_html_skipped_broken_deep_and_undecodable_pages_survive() -> None:
     router = site({
-        "index.html": page("Home", '<a href="f.pdf">pdf</a> <a href="broken.html">b</a> <a href="bytes.html">x</a>'),
+        "index.html": page("Home", '<a href="f.pdf">pdf</a> <a href="broken.html">b</a> <a href="bytes.html">x</a>'
+                           '<a href="deep.html">d</a>'),
         "f.pdf": httpx.Response(200, headers={"content-type": "application/pdf"}, content=b"%PDF-1.4"),
         "broken.html": "<html><head><title>Broken</title><body><h2 id='x'>Half<div><p>unclosed <b>",
         "bytes.html": httpx.Response(200, headers=HTML, content=b"<title>Bytes</title><h1 id='b'>\xff\xfe\x80 ok</h1>"),
+        "deep.html": "<title>Deep</title><h1 id='deep'>Deep</h1>" + "<div>" * 20_000 + "x" + "</div>" * 20_000,
     })
     result = run_crawl(router)
+    assert result.map.has_anchor(BASE + "deep.html#deep")
     assert BASE + "f.pdf" not in result.map.pages and result.report.errors["not_html"] == 1
     assert result.map.has_anchor(BASE + "broken.html#x") and result.map.has_anchor(BASE + "bytes.html#b")
 
