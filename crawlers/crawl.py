@@ -159,12 +159,15 @@ class _Crawl:
             return None, None
         return prev.etag, prev.last_modified
 
-    async def visit(self, url: str) -> str:
-        """Fetch and record one URL; returns the outcome kind ("ok", "not_modified" or an error kind)."""
+    async def visit(self, url: str, start: bool = False) -> str:
+        """Fetch and record one URL; returns the outcome kind ("ok", "not_modified" or an error kind).
+
+        The start URL may redirect anywhere (http → https, / → /en/latest/); the scope follows it.
+        """
         prev = self.previous.page(url) if self.previous else None
         etag, modified = self.conditional(prev)
         await self._polite()
-        result = await self.fetcher.get(url, etag=etag, last_modified=modified, follow=self.frontier.in_scope)
+        result = await self.fetcher.get(url, etag=etag, last_modified=modified, follow=None if start else self.frontier.in_scope)
         self.stats["requests"] += 1
         try:
             final = normalize(result.final_url)
@@ -175,6 +178,9 @@ class _Crawl:
             self.error(f.OFFSITE_REDIRECT, url)
             self.stats["skipped"] += 1
             return f.OFFSITE_REDIRECT
+        if start and not self.frontier.in_scope(final):
+            log.info("start URL %s redirects to %s; crawling under %s", url, final, scope_prefix(final))
+            self.frontier.prefix = scope_prefix(final)
         self.frontier.mark(final)
         if result.not_modified:
             prev = prev or (self.previous.page(final) if self.previous else None)
@@ -253,7 +259,7 @@ class _Crawl:
         self.frontier.robots = robots
         self.crawl_delay = robots.crawl_delay
         self.frontier.mark(start)
-        outcome = await self.visit(start)
+        outcome = await self.visit(start, start=True)
         self.done += 1
         if outcome not in ("ok", "not_modified") and start not in self.pages and (
             self.previous is None or self.previous.page(start) is None or outcome == f.CONNECT_ERR

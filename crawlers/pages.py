@@ -8,6 +8,7 @@ because extraction is CPU-bound and the event loop must keep fetching.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import logging
 import multiprocessing
@@ -96,17 +97,26 @@ class ParsePool:
         if self._pool is not None:
             loop = asyncio.get_running_loop()
             try:
-                return await loop.run_in_executor(self._pool, extract, result.body, result.final_url, result.encoding)
+                return await loop.run_in_executor(
+                    self._pool, extract_page, result.body, result.final_url, result.encoding
+                )
             except BrokenProcessPool as exc:
                 log.warning("parse workers failed (%s); parsing in the crawler process from now on", exc)
                 self.close()
                 self.processes = 0
-        return extract(result.body, result.final_url, result.encoding)
+        return extract_page(result.body, result.final_url, result.encoding)
 
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+def extract_page(body: bytes, url: str, encoding: str | None) -> Extracted:
+    """:func:`extract` with links reduced to distinct pages (fragments dropped): less to ship back from a worker."""
+    ex = extract(body, url, encoding)
+    links = tuple(dict.fromkeys(link.partition("#")[0] for link in ex.links))
+    return dataclasses.replace(ex, links=links) if len(links) != len(ex.links) else ex
 
 
 def _fork_pool(processes: int) -> ProcessPoolExecutor | None:

@@ -183,3 +183,15 @@ def test_same_site_crawled_twice_serialises_identically() -> None:
     b = run_crawl(site(pages), concurrency=3)
     a.map.crawled_at = b.map.crawled_at = ""
     assert a.map.dumps() == b.map.dumps() and a.texts == b.texts
+
+
+def test_start_url_redirect_moves_the_scope() -> None:
+    router = respx.MockRouter(assert_all_called=False)
+    router.get("http://docs.test/robots.txt").mock(return_value=httpx.Response(404))
+    router.get(BASE + "index.html").mock(return_value=httpx.Response(301, headers={"Location": "http://docs.test/v2/"}))
+    router.get("http://docs.test/v2/").mock(return_value=httpx.Response(200, headers=HTML, text=page("V2", '<a href="g.html">g</a>')))
+    router.get("http://docs.test/v2/g.html").mock(return_value=httpx.Response(200, headers=HTML, text=page("G")))
+    router.route().mock(return_value=httpx.Response(404))
+    result = run_crawl(router)
+    assert sorted(result.map.pages) == ["http://docs.test/v2/g.html", "http://docs.test/v2/index.html"]
+    assert BASE + "index.html" in result.map.pages["http://docs.test/v2/index.html"].aliases
