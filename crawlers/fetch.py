@@ -11,6 +11,7 @@ Errors are values (``error`` kind), never exceptions.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import logging
 import time
@@ -243,9 +244,4 @@ def _status_error(status: int) -> str | None:
 
 
 def _with_attempts(result: FetchResult, attempts: int) -> FetchResult:
-    if attempts == result.attempts:
-        return result
-    return FetchResult(
-        result.url, result.final_url, result.status, result.redirects, result.headers, result.body,
-        result.content_type, result.encoding, result.error, result.truncated, attempts,
-    )
+    return result if attempts == result.attempts else dataclasses.replace(result, attempts=attempts)
