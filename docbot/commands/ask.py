@@ -1,0 +1,116 @@
+"""`docbot ask`: answer a question (or a batch) with validated deep links, as text or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TextIO
+
+from docbot.answer import Answer
+from docbot.config import Settings
+from docbot.errors import ConfigError
+
+SEPARATOR = "─" * 60
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "ask",
+        help="answer a question from the indexed docs, with links that exist",
+        description="Resolve explicit references, retrieve the best sections, then answer (LLM when "
+        "OPENAI_API_KEY/OPENAI_BASE_URL is set, else extractive) citing validated deep links.",
+    )
+    p.add_argument("question", nargs="*", help="the question (quote it)")
+    p.add_argument("--site", help="answer only from this site")
+    p.add_argument("--json", action="store_true", help="print one JSON object (the ask --json contract)")
+    p.add_argument("--batch", metavar="FILE",
+                   help="answer every question in FILE (one per line, or JSON lines with a 'question' field; '-' = stdin)")
+    p.add_argument("-k", type=int, default=None, metavar="N", help="number of sources to answer from (default 5)")
+    p.add_argument("--chroma-url", help="use a Chroma server (env CHROMA_URL)")
+    p.set_defaults(func=run)
+
+
+def render_text(answer: Answer) -> str:
+    """The readable form: status line, answer, then sources grouped by type."""
+    lines = []
+    if answer.status != "answered":
+        lines.append(f"[{answer.status.replace('_', ' ')}]")
+    lines.append(answer.answer)
+    by_n = {r.n: r for r in answer.references}
+    if answer.groups:
+        lines.append("")
+        lines.append("Sources")
+        for group in answer.groups:
+            lines.append(f"  {group.type}")
+            for n in group.refs:
+                ref = by_n[n]
+                lines.append(f"    [{n}] {ref.path_label}")
+                lines.append(f"        {ref.url}")
+    if answer.status != "error":
+        lines.append("")
+        lines.append(f"({answer.generator} answer, {answer.resolution} resolution, "
+                     f"confidence {answer.confidence:.2f}, {answer.timings_ms.get('total', 0):.0f} ms)")
+    return "\n".join(lines)
+
+
+def read_batch(stream: TextIO) -> Iterator[tuple[str, str | None]]:
+    """(question, site or None) per non-blank line: plain text or a JSON object with 'question' (and 'site')."""
+    for line in stream:
+        raw = line.rstrip("\n")
+        if not raw.strip():
+            continue
+        if raw.lstrip().startswith("{"):
+            try:
+                data = json.loads(raw)
+            except json.JSONDecodeError:
+                yield raw, None
+                continue
+            yield str(data.get("question", "")), data.get("site")
+        else:
+            yield raw, None
+
+
+def _emit(answer: Answer, as_json: bool, out: TextIO) -> None:
+    if as_json:
+        out.write(json.dumps(answer.to_json(), ensure_ascii=False) + "\n")
+    else:
+        out.write(render_text(answer) + "\n")
+    out.flush()
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from docbot.pipeline import Pipeline
+
+    if args.k is not None and args.k < 1:
+        print("docbot ask: -k must be at least 1", file=sys.stderr)
+        return 2
+    question = " ".join(args.question)
+    if args.batch is None and not question:
+        print('docbot ask: give a question, e.g. docbot ask "How do I set a cookie?" (or --batch FILE)', file=sys.stderr)
+        return 2
+    if args.batch is not None and args.batch != "-" and not Path(args.batch).is_file():
+        print(f"docbot ask: batch file {args.batch} does not exist", file=sys.stderr)
+        return 2
+    if getattr(args, "chroma_url", None):
+        settings = Settings(settings.data_dir, settings.anchor_maps, settings.sites, settings.allow_hosts,
+                            args.chroma_url, settings.raw)
+    try:
+        pipeline = Pipeline.from_settings(settings)
+    except ConfigError:
+        raise
+    if args.batch is None:
+        _emit(pipeline.ask(question, site=args.site, k=args.k), args.json, sys.stdout)
+        return 0
+    stream = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8", errors="replace")
+    try:
+        for i, (text, site) in enumerate(read_batch(stream)):
+            if i and not args.json:
+                print(SEPARATOR)
+            _emit(pipeline.ask(text, site=args.site or site, k=args.k), args.json, sys.stdout)
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+    return 0

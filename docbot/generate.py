@@ -1,0 +1,116 @@
+"""Step 2: phrase an answer from numbered sources with an OpenAI-compatible chat model (langchain-openai).
+
+The model sees only the numbered sources and cites them as ``[n]``; it never
+writes references (the validator strips any URL it invents anyway). Any
+failure — timeout, 5xx, rate limit, empty reply — raises
+:class:`~docbot.errors.GenerationError` so the pipeline falls back to the
+extractive answerer.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from docbot.errors import GenerationError
+
+DEFAULT_MODEL = "gpt-4o-mini"
+TIMEOUT_S = 30.0
+MAX_RETRIES = 1  # one retry on 429/5xx, then the extractive fallback answers
+MAX_SOURCE_CHARS = 2500  # per source, so a huge section cannot crowd out the others
+MAX_TOKENS = 600
+
+SYSTEM_PROMPT = """You answer questions about software documentation using ONLY the numbered sources below.
+Rules:
+- Use only facts stated in the sources. Do not add anything from your own knowledge.
+- Cite every statement with the number of its source in square brackets, like [1] or [2][3].
+- Never write URLs, links, page names or section names as references; the [n] markers are the only citations.
+- If the sources do not answer the question, say that the documentation does not cover it, in one sentence.
+- Be concise: a short paragraph, plus a short code example only if a source contains one."""
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A numbered source as the generator sees it."""
+
+    n: int
+    title: str
+    path: tuple[str, ...]
+    text: str
+    context: str = ""  # the parent section's lead, for a tiny subsection
+
+
+class Generator(Protocol):
+    name: str  # "llm" | "extractive"
+
+    def generate(self, question: str, passages: Sequence[Passage]) -> str: ...
+
+
+def render_sources(passages: Sequence[Passage], limit: int = MAX_SOURCE_CHARS) -> str:
+    """The numbered source block of the prompt."""
+    blocks = []
+    for p in passages:
+        text = p.text if len(p.text) <= limit else p.text[:limit] + " …"
+        lead = f"(Context from the parent section: {p.context})\n" if p.context else ""
+        blocks.append(f"[{p.n}] {' › '.join(p.path) or p.title}\n{lead}{text}")
+    return "\n\n".join(blocks)
+
+
+def messages(question: str, passages: Sequence[Passage]) -> list[tuple[str, str]]:
+    return [
+        ("system", SYSTEM_PROMPT),
+        ("human", f"Sources:\n\n{render_sources(passages)}\n\nQuestion: {question}\n\nAnswer with [n] citations:"),
+    ]
+
+
+class LLMGenerator:
+    """An OpenAI-compatible chat model; ``chat`` may be any LangChain chat model (tests inject one)."""
+
+    name = "llm"
+
+    def __init__(self, chat: Any) -> None:
+        self.chat = chat
+
+    @classmethod
+    def from_env(cls, model: str | None = None, **client: Any) -> LLMGenerator:
+        """ChatOpenAI from OPENAI_API_KEY / OPENAI_BASE_URL / DOCBOT_LLM_MODEL; ``client`` passes http_client etc."""
+        from langchain_openai import ChatOpenAI
+
+        return cls(ChatOpenAI(
+            model=model or os.environ.get("DOCBOT_LLM_MODEL") or DEFAULT_MODEL,
+            base_url=os.environ.get("OPENAI_BASE_URL") or None,
+            temperature=0,
+            timeout=TIMEOUT_S,
+            max_retries=MAX_RETRIES,
+            max_tokens=MAX_TOKENS,
+            **client,
+        ))
+
+    def generate(self, question: str, passages: Sequence[Passage]) -> str:
+        try:
+            reply = self.chat.invoke(messages(question, passages))
+        except Exception as exc:  # noqa: BLE001 - every failure of the edge becomes one fallback path
+            raise GenerationError(f"The LLM call failed ({type(exc).__name__}: {exc}); answered extractively") from exc
+        content = getattr(reply, "content", reply)
+        text = content if isinstance(content, str) else "".join(
+            part.get("text", "") if isinstance(part, dict) else str(part) for part in content or ()
+        )
+        if not text.strip():
+            raise GenerationError("The LLM returned an empty answer; answered extractively")
+        return text.strip()
+
+
+def llm_configured() -> bool:
+    """True when OPENAI_API_KEY (or OPENAI_BASE_URL, for keyless local servers) is set."""
+    return bool(os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"))
+
+
+def generator_from_env() -> Generator | None:
+    """The LLM generator when configured, else None (the pipeline then answers extractively)."""
+    if not llm_configured():
+        return None
+    if not os.environ.get("OPENAI_API_KEY"):
+        os.environ["OPENAI_API_KEY"] = "unused"  # local OpenAI-compatible servers often need no key
+    return LLMGenerator.from_env()

@@ -1,0 +1,241 @@
+"""docbot's answer pipeline: resolve → retrieve → gate → generate → validate.
+
+``Pipeline.ask`` is what the CLI, the Slack bot and the report call. Step 1
+(resolve, retrieve, gate) is system logic only; step 2 lets a generator phrase
+the answer from the chosen sections; the ReferenceValidator then owns every
+link. Bad input never raises: it comes back as an ``error`` answer whose text
+says what to do next.
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from crawlers.errors import CrawlerError
+from crawlers.model import AnchorMap, map_path
+from docbot.answer import Answer, Reference
+from docbot.config import Settings
+from docbot.errors import DocbotError, GenerationError
+from docbot.extractive import ExtractiveGenerator
+from docbot.gate import closest_topics, decide
+from docbot.generate import Generator, Passage, generator_from_env
+from docbot.lexical import tokenize
+from docbot.resolve import Resolver, Target
+from docbot.retrieve import Hit, Retriever, SearchIndex
+from docbot.validate import ReferenceValidator, Source
+
+DEFAULT_K = 5  # sources handed to the generator
+MAX_QUESTION_CHARS = 2000  # longer questions are truncated (embedding models read ~256 tokens anyway)
+MIN_PRINTABLE = 0.85  # below this share of printable characters a question is treated as binary junk
+FOLLOW_UP_WORDS = 12  # a question this short in a conversation is read together with the previous one
+SNIPPET_CHARS = 240
+
+
+class Turn(Protocol):
+    question: str
+    answer: str
+    references: Sequence[Reference]
+
+
+def clean_question(question: str) -> tuple[str, str | None]:
+    """(cleaned question, error message or None): strips, truncates, rejects empty and binary input."""
+    text = question if isinstance(question, str) else str(question)
+    if not text.strip():
+        return "", "The question is empty — ask something like: docbot ask \"How do I set a cookie?\""
+    printable = sum(1 for c in text if c.isprintable() or c in "\n\t")
+    if printable / len(text) < MIN_PRINTABLE or "\x00" in text:
+        return "", "The question looks like binary data, not text — ask in plain words."
+    text = "".join(c if unicodedata.category(c)[0] != "C" or c in "\n\t" else " " for c in text)
+    text = " ".join(text.split())
+    return text[:MAX_QUESTION_CHARS], None
+
+
+def _snippet(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+class Pipeline:
+    """Everything injectable: index, anchor maps, validator, generator (None → extractive only)."""
+
+    def __init__(
+        self,
+        index: SearchIndex,
+        maps: Mapping[str, AnchorMap],
+        validator: ReferenceValidator,
+        generator: Generator | None = None,
+        k: int = DEFAULT_K,
+        extractive: Generator | None = None,
+    ) -> None:
+        self.index = index
+        self.maps = dict(maps)
+        self.validator = validator
+        self.generator = generator
+        self.extractive = extractive or ExtractiveGenerator()
+        self.k = k
+        self.retriever = Retriever(index)
+        self.resolver = Resolver(self.maps, validator)
+        self._df: dict[str, tuple[dict[str, int], int]] = {}
+
+    @classmethod
+    def from_settings(cls, settings: Settings, generator: Generator | None = None, **kwargs: Any) -> Pipeline:
+        """Open the index and anchor maps named by ``settings``; the LLM comes from the environment when set."""
+        from docbot.embed import embedder_from_settings
+        from docbot.index import Index
+
+        index = Index.open(settings.data_dir, embedder_from_settings(settings), settings.chroma_url)
+        maps: dict[str, AnchorMap] = {}
+        for site in settings.site_names():
+            try:
+                maps[site] = AnchorMap.load(map_path(settings.anchor_maps, site))
+            except CrawlerError:
+                continue  # configured but never crawled: asking about it says so
+        validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts)
+        return cls(index, maps, validator, generator if generator is not None else generator_from_env(), **kwargs)
+
+    # -- helpers -----------------------------------------------------------
+    def _doc_freq(self, sites: Sequence[str]) -> tuple[dict[str, int], int]:
+        key = "\x1f".join(sorted(sites))
+        if key not in self._df:
+            freq: dict[str, int] = {}
+            docs = 0
+            for site in sites:
+                for chunk in self.index.chunks(site):
+                    docs += 1
+                    for token in set(tokenize(chunk.embed_text)):
+                        freq[token] = freq.get(token, 0) + 1
+            self._df[key] = (freq, docs)
+        return self._df[key]
+
+    def _error(self, question: str, message: str, started: float, status: str = "error") -> Answer:
+        return Answer(question=question, status=status, answer=message, error=message if status == "error" else None,
+                      timings_ms={"total": (time.perf_counter() - started) * 1000})
+
+    def _target_hit(self, target: Target) -> Hit:
+        found = self.retriever.section(target.site, target.deep_url, origin="explicit")
+        if found is not None:
+            return found
+        return Hit(target.site, target.url, target.anchor, target.deep_url, target.title, target.path,
+                   target.source_type, "", origin="explicit")
+
+    def _sites(self, site: str | None) -> tuple[list[str], str | None]:
+        indexed = self.index.sites()
+        if not indexed:
+            return [], "No index yet — run `docbot crawl URL --site NAME` and then `docbot index`."
+        if site is None:
+            return indexed, None
+        if site not in indexed:
+            return [], (f"Site {site!r} is not indexed (indexed: {', '.join(indexed)}) — "
+                        f"run `docbot crawl URL --site {site}` and `docbot index --site {site}`, or pick another --site.")
+        return [site], None
+
+    # -- the pipeline ----------------------------------------------------
+    def ask(self, question: str, site: str | None = None, context: Sequence[Turn] = (), k: int | None = None) -> Answer:
+        """Answer ``question`` (optionally only from ``site``, favouring sections cited in ``context``)."""
+        started = time.perf_counter()
+        k = k or self.k
+        text, problem = clean_question(question)
+        if problem:
+            return self._error(question if isinstance(question, str) else "", problem, started)
+        try:
+            return self._ask(text, site, context, k, started)
+        except DocbotError as exc:
+            return self._error(text, str(exc), started)
+
+    def _ask(self, question: str, site: str | None, context: Sequence[Turn], k: int, started: float) -> Answer:
+        timings: dict[str, float] = {}
+        sites, problem = self._sites(site)
+        if problem:
+            return self._error(question, problem, started)
+        mark = time.perf_counter()
+        targets = self.resolver.resolve(question, sites)
+        explicit = [self._target_hit(t) for t in targets]
+        timings["resolve"] = (time.perf_counter() - mark) * 1000
+
+        mark = time.perf_counter()
+        query = question
+        if context and len(question.split()) < FOLLOW_UP_WORDS:
+            query = f"{context[-1].question} {question}"
+        boost = [r.url for turn in context for r in turn.references]
+        page_only = next((t for t in targets if t.anchor is None), None)
+        retrieval = self.retriever.search(query, k=k, sites=sites, boost=self._boost_keys(boost, sites))
+        hits = list(explicit)
+        if page_only is not None:  # a pasted page whose fragment was unrecoverable: its best sections first
+            within = self.retriever.search(query, k=2, sites=[page_only.site], within=page_only.url)
+            hits = [h for h in hits if h.deep_url != page_only.deep_url] + list(within.hits)
+        for hit in retrieval.hits:
+            if all(h.deep_url != hit.deep_url for h in hits):
+                hits.append(hit)
+        hits = hits[:k]
+        timings["retrieve"] = (time.perf_counter() - mark) * 1000
+
+        freq, docs = self._doc_freq(sites)
+        decision = decide(query, list(retrieval.hits), retrieval.top_dense, freq, docs)
+        if explicit:
+            resolution, confidence = "explicit", max(decision.confidence, 0.9)
+        elif decision.answer:
+            resolution, confidence = "semantic", decision.confidence
+        else:
+            return self._not_covered(question, retrieval.hits, decision.confidence, timings, started)
+
+        sources = [self._source(i, h) for i, h in enumerate(hits, start=1)]
+        passages = [Passage(i, h.title, h.path, h.text, h.context) for i, h in enumerate(hits, start=1)]
+        mark = time.perf_counter()
+        generator_name, body = self._generate(question, passages)
+        timings["generate"] = (time.perf_counter() - mark) * 1000
+
+        mark = time.perf_counter()
+        validated = self.validator.validate(body, sources)
+        timings["validate"] = (time.perf_counter() - mark) * 1000
+        timings["total"] = (time.perf_counter() - started) * 1000
+        return Answer(
+            question=question, status="answered" if validated.references else "not_covered",
+            answer=validated.answer, confidence=confidence, resolution=resolution, generator=generator_name,
+            references=validated.references, groups=validated.groups, outcomes=validated.outcomes, timings_ms=timings,
+        )
+
+    def _boost_keys(self, urls: Sequence[str], sites: Sequence[str]) -> list[str]:
+        """Deep URLs cited earlier, as chunk deep URLs of the indexed sites."""
+        keys: list[str] = []
+        for url in urls:
+            for site in sites:
+                outcome = self.validator.check_url(url, site)
+                if outcome.output and outcome.action != "link_dropped":
+                    keys.append(outcome.output)
+                    break
+        return keys
+
+    def _generate(self, question: str, passages: Sequence[Passage]) -> tuple[str, str]:
+        if self.generator is not None:
+            try:
+                return self.generator.name, self.generator.generate(question, passages)
+            except GenerationError:
+                pass  # the question is never lost: answer extractively
+        return self.extractive.name, self.extractive.generate(question, passages)
+
+    @staticmethod
+    def _source(n: int, hit: Hit) -> Source:
+        return Source(n, hit.deep_url, hit.title, hit.path, hit.source_type, hit.site, _snippet(hit.text or hit.context))
+
+    def _not_covered(
+        self, question: str, hits: Sequence[Hit], confidence: float, timings: dict[str, float], started: float
+    ) -> Answer:
+        topics = closest_topics(hits)
+        sources = [self._source(i, h) for i, h in enumerate(topics, start=1)]
+        markers = ", ".join(f"{h.title} [{i}]" for i, h in enumerate(topics, start=1))
+        body = "This does not seem to be covered in the documentation."
+        if markers:
+            body += f" The closest topics are: {markers}."
+        mark = time.perf_counter()
+        validated = self.validator.validate(body, sources)
+        timings["generate"] = 0.0
+        timings["validate"] = (time.perf_counter() - mark) * 1000
+        timings["total"] = (time.perf_counter() - started) * 1000
+        return Answer(
+            question=question, status="not_covered", answer=validated.answer, confidence=confidence,
+            resolution="none", generator="extractive", references=validated.references,
+            groups=validated.groups, outcomes=validated.outcomes, timings_ms=timings,
+        )

@@ -1,0 +1,182 @@
+"""Explicit references in a question: a pasted docs URL, an API symbol, a quoted section title.
+
+Pure over the anchor maps (plus the validator, itself pure, to repair pasted
+URLs). Each finding is a :class:`Target`: a page and, when known, the section
+anchor the question points at.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from crawlers.model import AnchorMap, Page
+from crawlers.urls import split_fragment
+from docbot.answer import LinkOutcome
+
+MAX_PER_SYMBOL = 2  # an ambiguous name (Response, Session) resolves to at most this many sections
+MAX_TARGETS = 4
+_URL = re.compile(r"https?://[^\s<>()\[\]{}\"'`|]+", re.I)
+# A relative docs path: has a '/' or ends in .html, optionally with '#fragment'
+_PATH = re.compile(
+    r"(?<![\w/.:#-])((?:[\w.-]+/)+(?:[\w.-]+\.html?)?(?:#[\w.:%-]+)?|[\w.-]+\.html?(?:#[\w.:%-]+)?)(?![\w/])"
+)
+_DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_CAMEL = re.compile(r"(?<![\w.])[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?![\w.])")
+_UPPER_SNAKE = re.compile(r"(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w.])")
+_BACKTICK = re.compile(r"`([^`\s]{2,80})`")
+_QUOTED = re.compile(r"[\"“”„‘’']([^\"“”„‘’'\n]{3,80})[\"“”„‘’']")
+_FILE_SUFFIXES = (".html", ".htm", ".py", ".txt", ".json", ".toml", ".cfg", ".ini", ".com", ".org", ".io", ".net", ".md")
+_SIGNATURE = re.compile(r"\(.*$")
+
+
+class UrlChecker(Protocol):
+    def check_url(self, url: str, site: str | None = None) -> LinkOutcome: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A section (or page, ``anchor=None``) that the question names explicitly."""
+
+    site: str
+    url: str  # canonical page URL
+    anchor: str | None
+    title: str
+    path: tuple[str, ...]
+    source_type: str
+    how: str  # url | symbol | title
+
+    @property
+    def deep_url(self) -> str:
+        return f"{self.url}#{self.anchor}" if self.anchor else self.url
+
+
+def _target(site: str, page: Page, anchor: str | None, how: str) -> Target:
+    for section in page.sections:
+        if anchor is not None and section.anchor == anchor:
+            return Target(site, page.url, anchor, section.title, section.path, page.source_type, how)
+    return Target(site, page.url, anchor, page.title, (page.title,), page.source_type, how)
+
+
+def _symbol_keys(name: str) -> list[str]:
+    """Dotted suffixes of an API name: flask.Flask.route → flask.Flask.route, Flask.route, route."""
+    parts = [p for p in _SIGNATURE.sub("", name).strip().split(".") if p]
+    return [".".join(parts[i:]) for i in range(len(parts))]
+
+
+class Resolver:
+    """Finds explicit references against the anchor maps of the indexed sites."""
+
+    def __init__(self, maps: Mapping[str, AnchorMap], validator: UrlChecker) -> None:
+        self.maps = dict(maps)
+        self.validator = validator
+        self._symbols: dict[str, dict[str, list[tuple[int, str, str | None]]]] = {}
+        self._titles: dict[str, dict[str, list[tuple[str, str | None]]]] = {}
+
+    def _symbol_table(self, site: str) -> dict[str, list[tuple[int, str, str | None]]]:
+        """name suffix → [(specificity, page url, anchor)] for API entries and identifier-like headings."""
+        if site not in self._symbols:
+            table: dict[str, list[tuple[int, str, str | None]]] = {}
+            for page in self.maps[site].pages.values():
+                for section in page.sections:
+                    names = {section.anchor or "", section.title} if section.kind == "api" else {section.title}
+                    for name in names:
+                        if not name or " " in _SIGNATURE.sub("", name).strip():
+                            continue
+                        keys = _symbol_keys(name)
+                        for depth, key in enumerate(keys):
+                            table.setdefault(key, []).append((depth, page.url, section.anchor))
+            self._symbols[site] = table
+        return self._symbols[site]
+
+    def _title_table(self, site: str) -> dict[str, list[tuple[str, str | None]]]:
+        if site not in self._titles:
+            table: dict[str, list[tuple[str, str | None]]] = {}
+            for page in self.maps[site].pages.values():
+                table.setdefault(" ".join(page.title.lower().split()), []).append((page.url, None))
+                for section in page.sections:
+                    table.setdefault(" ".join(section.title.lower().split()), []).append((page.url, section.anchor))
+            self._titles[site] = table
+        return self._titles[site]
+
+    def resolve(self, question: str, sites: Sequence[str]) -> list[Target]:
+        """Explicit targets in the order they appear: URLs, then symbols, then quoted titles."""
+        sites = [s for s in sites if s in self.maps]
+        found: list[Target] = []
+        for target in self._urls(question, sites) + self._symbols_in(question, sites) + self._quoted(question, sites):
+            if all(t.deep_url != target.deep_url for t in found):
+                found.append(target)
+        return found[:MAX_TARGETS]
+
+    # -- pasted URLs ------------------------------------------------------
+    def _urls(self, question: str, sites: Sequence[str]) -> list[Target]:
+        out: list[Target] = []
+        absolute = [m.group(0).rstrip(".,;:!?") for m in _URL.finditer(question)]
+        rest = _URL.sub(" ", question)
+        relative = [m.group(1).rstrip(".,;:!?") for m in _PATH.finditer(rest)]
+        for raw in absolute + relative:
+            target = self._url_target(raw, sites, relative=raw not in absolute)
+            if target is not None:
+                out.append(target)
+        return out
+
+    def _url_target(self, raw: str, sites: Sequence[str], relative: bool) -> Target | None:
+        best: Target | None = None
+        for site in sites if relative else [None]:
+            outcome = self.validator.check_url(raw, site)
+            if outcome.output is None or outcome.action == "link_dropped":
+                continue
+            for name in ([site] if site else sites):
+                page = self.maps[name].page(outcome.output)
+                if page is None:
+                    continue
+                _, fragment = split_fragment(outcome.output)
+                target = _target(name, page, fragment or None, "url")
+                if target.anchor is not None:
+                    return target
+                best = best or target
+        return best
+
+    # -- API symbols ------------------------------------------------------
+    def _symbols_in(self, question: str, sites: Sequence[str]) -> list[Target]:
+        text = _URL.sub(" ", question)
+        names: list[str] = [m.group(1) for m in _BACKTICK.finditer(text)]
+        for pattern in (_DOTTED, _CAMEL, _UPPER_SNAKE):
+            names.extend(m.group(0) for m in pattern.finditer(text))
+        out: list[Target] = []
+        for name in dict.fromkeys(n.strip("()`.") for n in names):
+            if not name or name.lower().endswith(_FILE_SUFFIXES) or "/" in name:
+                continue
+            out.extend(self._symbol_targets(name, sites))
+        return out
+
+    def _symbol_targets(self, name: str, sites: Sequence[str]) -> list[Target]:
+        exact: list[tuple[int, str, str, str | None]] = []
+        folded: list[tuple[int, str, str, str | None]] = []
+        for site in sites:
+            table = self._symbol_table(site)
+            exact.extend((d, site, u, a) for d, u, a in table.get(name, ()))
+            if not exact and any(c.isupper() for c in name):  # QuerySet vs queryset; never request.x → Request.x
+                lowered = name.lower()
+                folded.extend((d, site, u, a) for key, rows in table.items() if key.lower() == lowered for d, u, a in rows)
+        rows = sorted(exact or folded, key=lambda r: r[0])  # fully qualified matches first
+        out: list[Target] = []
+        for _, site, url, anchor in rows:
+            target = _target(site, self.maps[site].pages[url], anchor, "symbol")
+            if all(t.deep_url != target.deep_url for t in out):
+                out.append(target)
+            if len(out) >= MAX_PER_SYMBOL:
+                break
+        return out
+
+    # -- quoted section titles ------------------------------------------
+    def _quoted(self, question: str, sites: Sequence[str]) -> list[Target]:
+        out: list[Target] = []
+        for match in _QUOTED.finditer(question):
+            key = " ".join(match.group(1).lower().split())
+            for site in sites:
+                for url, anchor in self._title_table(site).get(key, ())[:MAX_PER_SYMBOL]:
+                    out.append(_target(site, self.maps[site].pages[url], anchor, "title"))
+        return out

@@ -1,0 +1,200 @@
+"""Hybrid retrieval: dense + BM25 fused with reciprocal rank fusion, section-merged, then MMR for diversity.
+
+The unit returned is a *section* (one deep link), not a chunk: the parts of a
+long section are merged back together, and a tiny subsection carries its
+parent's lead paragraph as context (its reference stays the subsection).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from docbot.chunk import Chunk
+from docbot.lexical import tokenize
+
+RRF_K = 60  # the constant of Cormack et al.; damps the weight of top ranks
+POOL = 40  # chunks taken from each retriever before fusion
+MMR_LAMBDA = 0.75  # relevance vs. novelty; 1.0 = plain relevance order
+TINY_WORDS = 40  # a section shorter than this brings its parent's lead
+LEAD_WORDS = 80  # how much of the parent's lead it brings
+BOOST_WEIGHT = 1.0  # weight of the "cited earlier in the conversation" list in the fusion
+_PARA = re.compile(r"\n\s*\n")
+
+
+class SearchIndex(Protocol):
+    """What retrieval needs from :class:`docbot.index.Index`."""
+
+    def sites(self) -> list[str]: ...
+
+    def chunks(self, site: str) -> list[Chunk]: ...
+
+    def dense(self, query: str, k: int = 20, sites: Sequence[str] | None = None) -> list[tuple[Chunk, float]]: ...
+
+    def lexical(self, query: str, k: int = 20, sites: Sequence[str] | None = None) -> list[tuple[Chunk, float]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One retrieved section: a deep link with its merged text and the evidence behind it."""
+
+    site: str
+    url: str
+    anchor: str | None
+    deep_url: str
+    title: str
+    path: tuple[str, ...]
+    source_type: str
+    text: str
+    score: float = 0.0  # fused (RRF) score
+    dense: float = 0.0  # best cosine similarity of any of its chunks (0 when not in the dense pool)
+    lexical: float = 0.0  # best BM25 score of any of its chunks
+    origin: str = "semantic"  # semantic | explicit
+    context: str = ""  # parent's lead for a tiny subsection
+
+    @classmethod
+    def from_chunk(cls, chunk: Chunk, text: str | None = None, **extra: Any) -> Hit:
+        return cls(chunk.site, chunk.url, chunk.anchor, chunk.deep_url, chunk.title, chunk.path,
+                   chunk.source_type, chunk.text if text is None else text, **extra)
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieval:
+    """Sections best first, with the strongest raw evidence seen (for the gate)."""
+
+    hits: tuple[Hit, ...]
+    top_dense: float = 0.0  # best cosine of any chunk
+    top_lexical: float = 0.0  # best BM25 score of any chunk
+
+
+def rrf(rankings: Iterable[tuple[Sequence[str], float]], k: int = RRF_K) -> dict[str, float]:
+    """Reciprocal rank fusion: key → Σ weight / (k + rank), ranks from 1."""
+    fused: dict[str, float] = {}
+    for keys, weight in rankings:
+        for rank, key in enumerate(keys, start=1):
+            fused[key] = fused.get(key, 0.0) + weight / (k + rank)
+    return fused
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def mmr(scores: Sequence[float], token_sets: Sequence[frozenset[str]], k: int, lam: float = MMR_LAMBDA) -> list[int]:
+    """Indices chosen by maximal marginal relevance (relevance = score / max score, similarity = token Jaccard)."""
+    if not scores:
+        return []
+    top = max(scores) or 1.0
+    chosen: list[int] = []
+    left = list(range(len(scores)))
+    while left and len(chosen) < k:
+        def value(i: int) -> float:
+            redundancy = max((jaccard(token_sets[i], token_sets[j]) for j in chosen), default=0.0)
+            return lam * scores[i] / top - (1 - lam) * redundancy
+        best = max(left, key=value)
+        chosen.append(best)
+        left.remove(best)
+    return chosen
+
+
+def _dedupe(keys: Iterable[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for key in keys:
+        seen.setdefault(key, None)
+    return list(seen)
+
+
+def _lead(text: str, words: int = LEAD_WORDS) -> str:
+    first = _PARA.split(text.strip(), maxsplit=1)[0]
+    parts = first.split()
+    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
+
+
+class Retriever:
+    """Hybrid section retrieval over an index; caches per-site section tables."""
+
+    def __init__(self, index: SearchIndex, pool: int = POOL) -> None:
+        self.index = index
+        self.pool = pool
+        self._sections: dict[str, dict[str, list[Chunk]]] = {}
+        self._parents: dict[str, dict[tuple[str, tuple[str, ...]], Chunk]] = {}
+
+    def _table(self, site: str) -> dict[str, list[Chunk]]:
+        if site not in self._sections:
+            table: dict[str, list[Chunk]] = {}
+            parents: dict[tuple[str, tuple[str, ...]], Chunk] = {}
+            for chunk in self.index.chunks(site):
+                table.setdefault(chunk.deep_url, []).append(chunk)
+                parents.setdefault((chunk.url, chunk.path), chunk)
+            for parts in table.values():
+                parts.sort(key=lambda c: c.part)
+            self._sections[site], self._parents[site] = table, parents
+        return self._sections[site]
+
+    def section(self, site: str, deep_url: str, **extra: Any) -> Hit | None:
+        """The whole section behind ``deep_url`` (parts merged, tiny ones with the parent's lead)."""
+        parts = self._table(site).get(deep_url)
+        if not parts:
+            return None
+        text = "\n\n".join(p.text for p in parts if p.text.strip())
+        head = parts[0]
+        context = ""
+        if len(text.split()) < TINY_WORDS and len(head.path) > 1:
+            parent = self._parents[site].get((head.url, head.path[:-1]))
+            if parent is not None and parent.deep_url != head.deep_url:
+                context = _lead(parent.text)
+        return Hit.from_chunk(head, text, context=context, **extra)
+
+    def page_sections(self, site: str, url: str) -> list[str]:
+        """Deep URLs of the sections of one page, in document order."""
+        return [d for d, parts in self._table(site).items() if parts[0].url == url]
+
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        sites: Sequence[str] | None = None,
+        boost: Sequence[str] = (),
+        within: str | None = None,
+    ) -> Retrieval:
+        """Top ``k`` sections for ``query``; ``boost`` deep URLs (cited earlier) join the fusion; ``within`` keeps one page."""
+        names = list(sites) if sites is not None else self.index.sites()
+        pool = self.pool * (4 if within else 1)
+        dense = self.index.dense(query, k=pool, sites=names)
+        lexical = self.index.lexical(query, k=pool, sites=names)
+        if within:
+            dense = [h for h in dense if h[0].url == within]
+            lexical = [h for h in lexical if h[0].url == within]
+        site_of: dict[str, str] = {}
+        best_dense: dict[str, float] = {}
+        best_lex: dict[str, float] = {}
+        for chunk, score in dense:
+            site_of[chunk.deep_url] = chunk.site
+            best_dense[chunk.deep_url] = max(best_dense.get(chunk.deep_url, -1.0), score)
+        for chunk, score in lexical:
+            site_of[chunk.deep_url] = chunk.site
+            best_lex[chunk.deep_url] = max(best_lex.get(chunk.deep_url, 0.0), score)
+        lists: list[tuple[Sequence[str], float]] = [
+            (_dedupe(c.deep_url for c, _ in dense), 1.0),
+            (_dedupe(c.deep_url for c, _ in lexical), 1.0),
+        ]
+        boosted = [b for b in boost if b in site_of]
+        if boosted:
+            lists.append((boosted, BOOST_WEIGHT))
+        fused = rrf(lists)
+        ranked = sorted(fused, key=lambda key: -fused[key])[: max(3 * k, k + 10)]
+        hits = [
+            self.section(site_of[key], key, score=fused[key], dense=best_dense.get(key, 0.0),
+                         lexical=best_lex.get(key, 0.0))
+            for key in ranked
+        ]
+        found = [h for h in hits if h is not None]
+        tokens = [frozenset(tokenize(h.text)) for h in found]
+        chosen = tuple(found[i] for i in mmr([h.score for h in found], tokens, k))
+        return Retrieval(chosen, max((s for _, s in dense), default=0.0), max((s for _, s in lexical), default=0.0))
+
+
+def with_origin(hit: Hit, origin: str) -> Hit:
+    return replace(hit, origin=origin)
