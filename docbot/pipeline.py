@@ -152,7 +152,8 @@ class Pipeline:
             return self._error(question, problem, started)
         mark = time.perf_counter()
         targets = self.resolver.resolve(question, sites)
-        explicit = [self._target_hit(t) for t in targets]
+        explicit = [self._target_hit(t) for t in targets if t.strong]
+        weak = [self._target_hit(t) for t in targets if not t.strong]
         timings["resolve"] = (time.perf_counter() - mark) * 1000
 
         mark = time.perf_counter()
@@ -169,12 +170,15 @@ class Pipeline:
         for hit in retrieval.hits:
             if all(h.deep_url != hit.deep_url for h in hits):
                 hits.append(hit)
+        for hit in weak:  # a bare class name may be mentioned in passing: never ahead of the best match
+            if all(h.deep_url != hit.deep_url for h in hits):
+                hits.insert(min(1, len(hits)), hit)
         hits = hits[:k]
         timings["retrieve"] = (time.perf_counter() - mark) * 1000
 
         freq, docs = self._doc_freq(sites)
         decision = decide(query, list(retrieval.hits), retrieval.top_dense, freq, docs)
-        if explicit:
+        if explicit or (weak and hits and hits[0].deep_url == weak[0].deep_url):
             resolution, confidence = "explicit", max(decision.confidence, 0.9)
         elif decision.answer:
             resolution, confidence = "semantic", decision.confidence

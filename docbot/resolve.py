@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from crawlers.model import AnchorMap, Page
@@ -47,6 +47,7 @@ class Target:
     path: tuple[str, ...]
     source_type: str
     how: str  # url | symbol | title
+    strong: bool = True  # False: a bare CamelCase/UPPER_SNAKE word, which may be mentioned in passing
 
     @property
     def deep_url(self) -> str:
@@ -142,14 +143,16 @@ class Resolver:
     # -- API symbols ------------------------------------------------------
     def _symbols_in(self, question: str, sites: Sequence[str]) -> list[Target]:
         text = _URL.sub(" ", question)
-        names: list[str] = [m.group(1) for m in _BACKTICK.finditer(text)]
+        quoted = {m.group(1).strip("()`.") for m in _BACKTICK.finditer(text)}
+        names: list[str] = list(quoted)
         for pattern in (_DOTTED, _CAMEL, _UPPER_SNAKE):
             names.extend(m.group(0) for m in pattern.finditer(text))
         out: list[Target] = []
         for name in dict.fromkeys(n.strip("()`.") for n in names):
             if not name or name.lower().endswith(_FILE_SUFFIXES) or "/" in name:
                 continue
-            out.extend(self._symbol_targets(name, sites))
+            strong = "." in name or name in quoted
+            out.extend(replace(t, strong=strong) for t in self._symbol_targets(name, sites))
         return out
 
     def _symbol_targets(self, name: str, sites: Sequence[str]) -> list[Target]:

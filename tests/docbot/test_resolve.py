@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from ask_fakes import make_map, make_validator
+
+from docbot.resolve import Resolver
+
+
+def resolver() -> Resolver:
+    return Resolver({"demo": make_map()}, make_validator())
+
+
+def test_pasted_url_with_a_wrong_fragment_lands_on_the_real_section() -> None:
+    targets = resolver().resolve("I read guide.html#Uploading_Files, how big can uploads be?", ["demo"])
+    assert targets[0].deep_url == "http://docs.test/guide.html#uploading-files"
+    assert targets[0].how == "url"
+
+
+def test_absolute_url_resolves() -> None:
+    targets = resolver().resolve("see http://docs.test/guide.html#sessions please", ["demo"])
+    assert targets[0].deep_url == "http://docs.test/guide.html#sessions"
+
+
+def test_api_symbol_short_and_qualified() -> None:
+    for question in ("What does App.route do?", "What does app.App.route do?", "Explain `App.route`"):
+        targets = resolver().resolve(question, ["demo"])
+        assert targets[0].deep_url == "http://docs.test/api.html#app.App.route", question
+        assert targets[0].strong
+
+
+def test_lowercase_dotted_name_never_matches_a_capitalised_api_by_case_folding() -> None:
+    assert resolver().resolve("why is app.route slow", ["demo"]) == []
+
+
+def test_quoted_title() -> None:
+    targets = resolver().resolve('In the "Logging Requests" part, what hook is used?', ["demo"])
+    assert targets[0].deep_url == "http://docs.test/guide.html#logging-requests"
+    assert targets[0].how == "title"
+
+
+def test_nothing_explicit() -> None:
+    assert resolver().resolve("how do I keep users logged in?", ["demo"]) == []

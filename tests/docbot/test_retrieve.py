@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from ask_fakes import FakeIndex, make_chunks
+
+from docbot.chunk import Chunk, content_hash
+from docbot.retrieve import Retriever, jaccard, mmr, rrf
+
+
+def test_rrf_rewards_agreement_between_rankings() -> None:
+    fused = rrf([(["a", "b", "c"], 1.0), (["b", "c", "a"], 1.0)])
+    assert max(fused, key=fused.__getitem__) == "b"
+    assert fused["b"] == 1 / 62 + 1 / 61
+
+
+def test_mmr_skips_a_near_duplicate() -> None:
+    same = frozenset({"cookie", "session", "secure"})
+    other = frozenset({"upload", "size"})
+    assert mmr([1.0, 0.99, 0.8], [same, same, other], k=2, lam=0.5) == [0, 2]
+    assert jaccard(same, same) == 1.0
+
+
+def test_search_finds_the_section_about_the_question() -> None:
+    result = Retriever(FakeIndex(make_chunks())).search("how do I limit upload size MAX_CONTENT_LENGTH", k=3)
+    assert result.hits[0].deep_url == "http://docs.test/guide.html#uploading-files"
+    assert result.top_dense > 0 and result.top_lexical > 0
+
+
+def test_parts_of_one_section_come_back_as_one_hit() -> None:
+    base = make_chunks()
+    url = "http://docs.test/guide.html"
+    extra = Chunk("p2", "demo", url, "sessions", f"{url}#sessions", "Sessions", ("Guide", "Sessions"), 2,
+                  "Guides", "Second part about session lifetime.", content_hash("x"), 1)
+    result = Retriever(FakeIndex([*base, extra])).search("session lifetime signed cookie", k=5)
+    urls = [h.deep_url for h in result.hits]
+    assert urls.count(f"{url}#sessions") == 1
+    merged = next(h for h in result.hits if h.anchor == "sessions")
+    assert "signed cookie" in merged.text and "session lifetime" in merged.text
+
+
+def test_a_tiny_subsection_brings_its_parents_lead() -> None:
+    hit = Retriever(FakeIndex(make_chunks())).section("demo", "http://docs.test/guide.html#tiny")
+    assert hit is not None and hit.deep_url.endswith("#tiny")
+    assert "before request hook" in hit.context
+
+
+def test_site_filter_and_boost() -> None:
+    other = [Chunk("o1", "other", "http://o.test/a.html", "x", "http://o.test/a.html#x", "Upload", ("A", "Upload"),
+                   2, "Guides", "upload size limit", content_hash("o"))]
+    retriever = Retriever(FakeIndex([*make_chunks(), *other]))
+    assert all(h.site == "demo" for h in retriever.search("upload size limit", sites=["demo"]).hits)
+    boosted = retriever.search("cookie", k=5, boost=["http://docs.test/guide.html#sessions"])
+    assert boosted.hits[0].deep_url == "http://docs.test/guide.html#sessions"
