@@ -78,15 +78,15 @@ class LLMGenerator:
         """ChatOpenAI from OPENAI_API_KEY / OPENAI_BASE_URL / DOCBOT_LLM_MODEL; ``client`` passes http_client etc."""
         from langchain_openai import ChatOpenAI
 
-        return cls(ChatOpenAI(
-            model=model or os.environ.get("DOCBOT_LLM_MODEL") or DEFAULT_MODEL,
-            base_url=os.environ.get("OPENAI_BASE_URL") or None,
-            temperature=0,
-            timeout=TIMEOUT_S,
-            max_retries=MAX_RETRIES,
-            max_tokens=MAX_TOKENS,
-            **client,
-        ))
+        options: dict[str, Any] = {
+            "model": model or os.environ.get("DOCBOT_LLM_MODEL") or DEFAULT_MODEL,
+            "base_url": os.environ.get("OPENAI_BASE_URL") or None,
+            "temperature": 0,
+            "timeout": TIMEOUT_S,
+            "max_retries": MAX_RETRIES,
+            "max_tokens": MAX_TOKENS,
+        }
+        return cls(ChatOpenAI(**{**options, **client}))
 
     def generate(self, question: str, passages: Sequence[Passage]) -> str:
         try:

@@ -1,0 +1,56 @@
+"""`docbot ask` end to end on a real docs site served on 127.0.0.1, plus usage errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from docbot.cli import main
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["--data-dir", str(tmp_path), "ask"]) == 2
+    assert "give a question" in capsys.readouterr().err
+    assert main(["--data-dir", str(tmp_path), "ask", "--batch", str(tmp_path / "missing.txt")]) == 2
+
+
+def test_no_index_is_a_clear_error_status(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("DOCBOT_EMBEDDINGS", "local")
+    code = main(["--data-dir", str(tmp_path), "--anchor-maps", str(tmp_path / "maps"), "ask", "--json", "hello?"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["status"] == "error" and "docbot index" in data["answer"]
+
+
+@pytest.mark.slow
+def test_ask_on_a_real_site(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from conftest import EVAL_ROOTS, serve_directory
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("DOCBOT_EMBEDDINGS", raising=False)
+    common = ["--data-dir", str(tmp_path / "d"), "--anchor-maps", str(tmp_path / "m")]
+    with serve_directory(EVAL_ROOTS["requests"]) as base:
+        assert main([*common, "crawl", base, "--site", "requests"]) == 0
+        assert main([*common, "index"]) == 0
+        capsys.readouterr()
+        batch = tmp_path / "q.jsonl"
+        batch.write_text("How do I set a timeout on a request?\n"
+                         '{"question": "What does requests.Session.mount do?"}\n'
+                         "\n"
+                         '{"question": "   "}\n', encoding="utf-8")
+        assert main([*common, "ask", "--json", "--batch", str(batch), "--site", "requests"]) == 0
+        rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert [r["status"] for r in rows] == ["answered", "answered", "error"]
+        assert rows[0]["references"][0]["url"].startswith(base)
+        assert "#" in rows[0]["references"][0]["url"]
+        assert rows[1]["resolution"] == "explicit"
+        assert rows[1]["references"][0]["url"] == base + "api.html#requests.Session.mount"
+        assert main([*common, "ask", "How do I set a timeout on a request?"]) == 0
+        text = capsys.readouterr().out
+        assert "Sources" in text and "[1]" in text and "extractive answer" in text

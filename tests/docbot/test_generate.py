@@ -1,0 +1,95 @@
+"""The LLM path against a real local fake of the OpenAI chat completions API on 127.0.0.1.
+
+openai ≥ 3 sends requests through httpx2, which respx does not see; a tiny real
+HTTP server exercises the whole client stack (retries, status codes) instead.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+
+import pytest
+from ask_fakes import FakeIndex, make_chunks, make_map, make_validator
+
+from docbot.errors import GenerationError
+from docbot.generate import LLMGenerator, Passage
+from docbot.pipeline import Pipeline
+
+PASSAGES = [Passage(1, "Uploading Files", ("Guide", "Uploading Files"), "Set MAX_CONTENT_LENGTH.")]
+
+
+class FakeOpenAI(http.server.BaseHTTPRequestHandler):
+    replies: list[tuple[int, str]] = []
+    seen: list[dict] = []
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        FakeOpenAI.seen.append(body)
+        status, content = FakeOpenAI.replies.pop(0) if FakeOpenAI.replies else (200, "ok [1]")
+        payload = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                   "choices": [{"index": 0, "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": content}}],
+                   "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+        data = json.dumps(payload if status == 200 else {"error": {"message": "boom"}}).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture()
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[LLMGenerator]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    FakeOpenAI.replies, FakeOpenAI.seen = [], []
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    generator = LLMGenerator.from_env(model="fake-model", max_retries=0)
+    yield generator
+    server.shutdown()
+    server.server_close()
+
+
+def pipeline(generator: LLMGenerator) -> Pipeline:
+    return Pipeline(FakeIndex(make_chunks()), {"demo": make_map()}, make_validator(), generator)
+
+
+def test_prompt_carries_numbered_sources_and_the_rules(llm: LLMGenerator) -> None:
+    assert llm.generate("limit uploads?", PASSAGES) == "ok [1]"
+    sent = FakeOpenAI.seen[0]
+    assert sent["model"] == "fake-model" and sent["temperature"] == 0
+    prompt = "\n".join(m["content"] for m in sent["messages"])
+    assert "[1] Guide › Uploading Files" in prompt and "Never write URLs" in prompt
+
+
+def test_server_error_raises_generation_error(llm: LLMGenerator) -> None:
+    FakeOpenAI.replies = [(500, "")]
+    with pytest.raises(GenerationError):
+        llm.generate("q", PASSAGES)
+
+
+def test_pipeline_falls_back_to_extractive_on_rate_limit(llm: LLMGenerator) -> None:
+    FakeOpenAI.replies = [(429, "")]
+    answer = pipeline(llm).ask("How do I limit the upload size with MAX_CONTENT_LENGTH?")
+    assert answer.status == "answered" and answer.generator == "extractive"
+    assert answer.references[0].url == "http://docs.test/guide.html#uploading-files"
+
+
+def test_hallucinated_urls_unknown_markers_and_link_forms_are_cleaned(llm: LLMGenerator) -> None:
+    FakeOpenAI.replies = [(200, "Set the limit [1][7]. See http://evil.test/x and "
+                                "[docs](http://docs.test/guide.html#Uploading_Files) and "
+                                "<http://docs.test/nope.html|here>.")]
+    answer = pipeline(llm).ask("How do I limit the upload size with MAX_CONTENT_LENGTH?")
+    assert answer.generator == "llm"
+    assert "[7]" not in answer.answer and "evil.test" not in answer.answer and "nope.html" not in answer.answer
+    assert "(http://docs.test/guide.html#uploading-files)" in answer.answer
+    assert [r.n for r in answer.references] == [1]
+    assert answer.references[0].url == "http://docs.test/guide.html#uploading-files"
