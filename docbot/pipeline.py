@@ -177,7 +177,7 @@ class Pipeline:
         timings["retrieve"] = (time.perf_counter() - mark) * 1000
 
         freq, docs = self._doc_freq(sites)
-        decision = decide(query, list(retrieval.hits), retrieval.top_dense, freq, docs)
+        decision = decide(query, retrieval, freq, docs)
         if explicit or (weak and hits and hits[0].deep_url == weak[0].deep_url):
             resolution, confidence = "explicit", max(decision.confidence, 0.9)
         elif decision.answer:

@@ -67,6 +67,7 @@ class Retrieval:
     hits: tuple[Hit, ...]
     top_dense: float = 0.0  # best cosine of any chunk
     top_lexical: float = 0.0  # best BM25 score of any chunk
+    agreement: int = 1  # best rank dense and lexical retrieval both give one section (see agreement_rank)
 
 
 def rrf(rankings: Iterable[tuple[Sequence[str], float]], k: int = RRF_K) -> dict[str, float]:
@@ -76,6 +77,20 @@ def rrf(rankings: Iterable[tuple[Sequence[str], float]], k: int = RRF_K) -> dict
         for rank, key in enumerate(keys, start=1):
             fused[key] = fused.get(key, 0.0) + weight / (k + rank)
     return fused
+
+
+def agreement_rank(first: Sequence[str], second: Sequence[str], none: int) -> int:
+    """Smallest r such that one key is in the top r of both rankings; ``none`` when they share no key."""
+    rank_in_second = {key: rank for rank, key in enumerate(second, start=1)}
+    ranks = [max(rank, rank_in_second[key]) for rank, key in enumerate(first, start=1) if key in rank_in_second]
+    return min(ranks, default=none)
+
+
+def _site_agreement(first: Sequence[str], second: Sequence[str], site_of: dict[str, str], none: int) -> int:
+    """The best agreement rank within any one site."""
+    # Per site, because BM25 scores of different sites' indexes are not comparable, so neither is a merged ranking.
+    return min((agreement_rank([k for k in first if site_of[k] == site], [k for k in second if site_of[k] == site],
+                               none) for site in set(site_of.values())), default=none)
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -176,10 +191,9 @@ class Retriever:
         for chunk, score in lexical:
             site_of[chunk.deep_url] = chunk.site
             best_lex[chunk.deep_url] = max(best_lex.get(chunk.deep_url, 0.0), score)
-        lists: list[tuple[Sequence[str], float]] = [
-            (_dedupe(c.deep_url for c, _ in dense), 1.0),
-            (_dedupe(c.deep_url for c, _ in lexical), 1.0),
-        ]
+        dense_keys = _dedupe(c.deep_url for c, _ in dense)
+        lexical_keys = _dedupe(c.deep_url for c, _ in lexical)
+        lists: list[tuple[Sequence[str], float]] = [(dense_keys, 1.0), (lexical_keys, 1.0)]
         boosted = [b for b in boost if b in site_of]
         if boosted:
             lists.append((boosted, BOOST_WEIGHT))
@@ -193,7 +207,8 @@ class Retriever:
         found = [h for h in hits if h is not None]
         tokens = [frozenset(tokenize(h.text)) for h in found]
         chosen = tuple(found[i] for i in mmr([h.score for h in found], tokens, k))
-        return Retrieval(chosen, max((s for _, s in dense), default=0.0), max((s for _, s in lexical), default=0.0))
+        return Retrieval(chosen, max((s for _, s in dense), default=0.0), max((s for _, s in lexical), default=0.0),
+                         _site_agreement(dense_keys, lexical_keys, site_of, none=pool + 1))
 
 
 def with_origin(hit: Hit, origin: str) -> Hit:
