@@ -23,9 +23,9 @@ from crawlers.errors import CrawlRefused
 from crawlers.model import AnchorMap, map_path, write_atomic
 from docbot.config import Settings
 from docbot.errors import SiteNotFound
+from docbot.store import REFERENCE_LOG
 
 log = logging.getLogger(__name__)
-REFERENCE_LOG = "docbot.sqlite"
 MAX_LISTED = 50  # items listed per change kind in the Markdown report
 
 
