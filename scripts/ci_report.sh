@@ -14,13 +14,16 @@ DOCBOT=.venv/bin/docbot
 EVAL_DIR="${EVAL_DIR:-../shared/eval}"
 [[ -d $EVAL_DIR ]] || EVAL_DIR=/work/shared/eval
 OUT="${REPORT_OUT:-report}"
-# Thresholds sit just under the measured values; link validity stays at 100 %.
+# Thresholds sit just under the measured values (2026-11-23, all-MiniLM-L6-v2, extractive):
+# hit@3 93.0 % (53/57), hit@1 78.9 % (45/57), out-of-scope refused 100 % (8/8), false
+# refusals 0 %, link repair 100 % (45/45). Each leaves room for one question or case to
+# flip (CPU float differences can reorder near-ties); link validity stays at 100 %.
 MIN_LINK_VALIDITY="${MIN_LINK_VALIDITY:-100}"
-MIN_HIT3="${MIN_HIT3:-0}"
-MIN_HIT1="${MIN_HIT1:-0}"
-MIN_REFUSAL="${MIN_REFUSAL:-0}"
-MAX_FALSE_REFUSAL="${MAX_FALSE_REFUSAL:-100}"
-MIN_REPAIR="${MIN_REPAIR:-0}"
+MIN_HIT3="${MIN_HIT3:-91}"
+MIN_HIT1="${MIN_HIT1:-77}"
+MIN_REFUSAL="${MIN_REFUSAL:-87.5}"
+MAX_FALSE_REFUSAL="${MAX_FALSE_REFUSAL:-5}"
+MIN_REPAIR="${MIN_REPAIR:-97}"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/docbot-report.XXXXXX")
 SERVER=""

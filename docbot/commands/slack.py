@@ -147,4 +147,5 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if mode == "http":
             server.server_close()
         bot.shutdown(wait=True)
+        pipeline.index.close()
     return 0

@@ -69,9 +69,12 @@ class SlackSettings:
     workers: int = 1  # pipeline workers; 1 keeps one model in memory and answers in order
 
 
-def slack_to_text(text: str, bot_user_id: str | None = None) -> str:
-    """A question as the user typed it: Slack markup undone, the bot's own mention removed, links kept as URLs."""
-    text = _MENTION.sub(lambda m: "" if m.group(1) == bot_user_id else "", text)
+def slack_to_text(text: str) -> str:
+    """A question as the user typed it: Slack markup undone, links kept as URLs (a pasted docs URL is a reference).
+
+    Every user mention goes (the bot's own and anyone else's): names are not words the docs contain.
+    """
+    text = _MENTION.sub("", text)
     text = _CHANNEL.sub(lambda m: f"#{m.group(1)}", text)
     text = _SPECIAL.sub("", text)
     text = _LINK.sub(lambda m: m.group(1), text)
@@ -222,18 +225,18 @@ class DocbotSlack:
             log.exception("could not post to the response_url")
 
     # -- mentions and direct messages ----------------------------------------
-    def _on_mention(self, body: dict[str, Any], event: dict[str, Any], client: WebClient, context: Any) -> None:
+    def _on_mention(self, body: dict[str, Any], event: dict[str, Any], client: WebClient) -> None:
         if str(event.get("channel", "")).startswith("D"):
             return  # direct messages are answered by the message listener
         if self._first_seen(body.get("event_id")):
-            question = slack_to_text(event.get("text", ""), getattr(context, "bot_user_id", None))
+            question = slack_to_text(event.get("text", ""))
             self._submit(self._jobs, self._answer_in_thread, question, dict(event), client, "mention")
 
-    def _on_message(self, body: dict[str, Any], event: dict[str, Any], client: WebClient, context: Any) -> None:
+    def _on_message(self, body: dict[str, Any], event: dict[str, Any], client: WebClient) -> None:
         if event.get("channel_type") != "im" or event.get("subtype") or event.get("bot_id"):
             return  # edits, joins, bot posts (our own included) and channel chatter are not questions
         if self._first_seen(body.get("event_id")):
-            question = slack_to_text(event.get("text", ""), getattr(context, "bot_user_id", None))
+            question = slack_to_text(event.get("text", ""))
             self._submit(self._jobs, self._answer_in_thread, question, dict(event), client, "dm")
 
     def _answer_in_thread(self, question: str, event: dict[str, Any], client: WebClient, origin: str) -> None:

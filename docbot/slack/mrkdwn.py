@@ -165,10 +165,14 @@ def _split_part(part: str, limit: int) -> list[str]:
     reserve = len(FENCE) + 1  # room to close a fence that is cut
     for raw in part.split("\n"):
         for line in _hard_split(raw, limit - 2 * reserve):
-            if current and size + len(line) + 1 > limit - reserve:
-                if in_fence:
+            closing = in_fence and line.strip() == FENCE  # always fits: the reserve is kept for it
+            if current and not closing and size + len(line) + 1 > limit - reserve:
+                if in_fence and current[-1].strip() == FENCE:
+                    current.pop()  # a fence opened with nothing in it yet: open it in the next chunk instead
+                elif in_fence:
                     current.append(FENCE)
-                chunks.append("\n".join(current))
+                if current:
+                    chunks.append("\n".join(current))
                 current, size = ([FENCE] if in_fence else []), (reserve if in_fence else 0)
             current.append(line)
             size += len(line) + 1

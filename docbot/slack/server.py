@@ -28,9 +28,13 @@ DEFAULT_HOST = "0.0.0.0"  # Slack must reach it; put it behind your TLS proxy
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
+LISTEN_BACKLOG = 128  # socketserver's default of 5 resets connections when a burst of Slack requests arrives
+
+
 class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = LISTEN_BACKLOG
 
 
 class _QuietHandler(WSGIRequestHandler):

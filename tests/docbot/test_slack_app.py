@@ -168,4 +168,4 @@ def test_direct_message_is_answered_and_bot_messages_are_ignored(running: Bot) -
 
 def test_slack_markup_in_questions_is_undone() -> None:
     text = f"<@{BOT_USER}> see <https://docs.test/api.html#x|the api> in <#C1|general> &lt;b&gt; <!here>"
-    assert slack_to_text(text, BOT_USER) == "see https://docs.test/api.html#x in #general <b>"
+    assert slack_to_text(text) == "see https://docs.test/api.html#x in #general <b>"

@@ -1,0 +1,196 @@
+"""Slack security scenarios against the real Bolt HTTP server: signatures, replays, retries, markup injection.
+
+Requests are signed (or mis-signed) for real; Slack is the local fake. What
+matters is what a workspace would see: a forged or replayed request gets 401
+and no answer, and nothing docbot posts can notify a channel or a user.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from ask_fakes import FakeIndex, make_chunks, make_map, make_validator
+from slack_fakes import BOT_USER, Call, FakeSlack, command_body, event_body, fake_slack, signed_headers
+from test_slack_app import FORM, Bot, start_bot
+
+from docbot.generate import Passage
+from docbot.pipeline import Pipeline
+from docbot.slack.app import SlackSettings
+
+JSON = "application/json"
+QUIET_S = 0.3  # how long "nothing else happened" is given to happen
+INJECTION = "<!channel> <!here> <@U123> <#C123> @here @channel @everyone"
+EVIL_URL = "https://evil.example/phish"
+UPLOAD_QUESTION = "How do I limit the upload size? MAX_CONTENT_LENGTH"
+
+
+@pytest.fixture()
+def slack() -> Iterator[FakeSlack]:
+    with fake_slack() as fake:
+        yield fake
+
+
+@pytest.fixture()
+def running(tmp_path: Path, slack: FakeSlack) -> Iterator[Bot]:
+    yield from start_bot(tmp_path, slack, SlackSettings())
+
+
+def _post(bot: Bot, body: str, headers: dict[str, str]) -> httpx.Response:
+    return httpx.post(bot.url, content=body.encode("utf-8"), headers=headers, timeout=10)
+
+
+def _answers(slack: FakeSlack) -> list[Call]:
+    return slack.matching(lambda c: c.path.startswith("/response/") or c.method == "chat.postMessage")
+
+
+# -- signatures, replays, retries -------------------------------------------------------
+
+def test_a_bad_signature_is_rejected_and_nothing_is_answered(running: Bot) -> None:
+    body = command_body(UPLOAD_QUESTION, running.slack.response_url("forged"))
+    resp = _post(running, body, signed_headers(body, FORM, secret="not-the-secret"))
+    assert resp.status_code == 401
+    unsigned = {"Content-Type": FORM}
+    assert _post(running, body, unsigned).status_code == 401
+    time.sleep(QUIET_S)
+    assert _answers(running.slack) == []
+
+
+def test_a_request_older_than_five_minutes_is_rejected(running: Bot) -> None:
+    body = command_body(UPLOAD_QUESTION, running.slack.response_url("old"))
+    stale = signed_headers(body, FORM, timestamp=int(time.time()) - 6 * 60)  # validly signed, but for then
+    assert _post(running, body, stale).status_code == 401
+    time.sleep(QUIET_S)
+    assert _answers(running.slack) == []
+
+
+def test_an_exact_replay_is_rejected_and_answered_once(running: Bot) -> None:
+    body = command_body(UPLOAD_QUESTION, running.slack.response_url("once"))
+    headers = signed_headers(body, FORM)
+    assert _post(running, body, headers).status_code == 200
+    assert _post(running, body, headers).status_code == 401
+    running.slack.wait_for(lambda c: c.path == "/response/once")
+    time.sleep(QUIET_S)
+    assert len(running.slack.posts("once")) == 1
+
+
+@pytest.mark.parametrize("resigned", [False, True], ids=["same-signature", "new-signature"])
+def test_a_slack_retry_of_an_event_is_acknowledged_but_not_answered_again(running: Bot, resigned: bool) -> None:
+    event = {"type": "app_mention", "user": "U0001", "text": f"<@{BOT_USER}> {UPLOAD_QUESTION}",
+             "ts": "200.000100", "channel": "C0001"}
+    body = event_body(event, "EvRetry")
+    now = int(time.time())
+    # a retry signed in another second has a new signature: then the event id is what catches it
+    first = signed_headers(body, JSON, timestamp=now - 30 if resigned else now)
+    assert _post(running, body, first).status_code == 200
+    retry = signed_headers(body, JSON, timestamp=now)
+    retry.update({"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"})
+    assert _post(running, body, retry).status_code == 200
+
+    running.slack.wait_for(lambda c: c.method == "chat.postMessage")
+    time.sleep(QUIET_S)
+    assert len(running.slack.matching(lambda c: c.method == "chat.postMessage")) == 1
+
+
+# -- markup injection ---------------------------------------------------------------------
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+        try:
+            decoded = json.loads(value)  # a form-encoded Web API call carries blocks as a JSON string
+        except ValueError:
+            return
+        if not isinstance(decoded, str):
+            yield from _strings(decoded)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def assert_inert(call: Call) -> None:
+    """No special mention, user or channel link, and no live broadcast word anywhere in what was posted."""
+    texts = [s for key in ("text", "blocks") for s in _strings(call.body.get(key))]
+    assert texts, call.body
+    for text in texts:
+        assert "<!" not in text and "<@" not in text and "<#C" not in text, text
+        for word in ("@here", "@channel", "@everyone"):
+            assert word not in text, text  # only "@\u200bhere" etc. may appear
+
+
+def _injected_chunks() -> list[Any]:
+    out = []
+    for chunk in make_chunks():
+        if chunk.anchor == "uploading-files":
+            chunk = dataclasses.replace(
+                chunk, text=f"To limit the upload size {INJECTION} set MAX_CONTENT_LENGTH.\n\n{chunk.text}",
+                title=f"Uploading Files {INJECTION}", path=("Guide", f"Uploading Files {INJECTION}"))
+        out.append(chunk)
+    return out
+
+
+def test_markup_in_a_doc_page_reaches_slack_inert(tmp_path: Path, slack: FakeSlack) -> None:
+    pipeline = Pipeline(FakeIndex(_injected_chunks()), {"demo": make_map()}, make_validator())
+    for bot in start_bot(tmp_path, slack, SlackSettings(), pipeline):
+        bot.post(command_body(UPLOAD_QUESTION, slack.response_url("page")))
+        (call,) = slack.wait_for(lambda c: c.path == "/response/page")
+        assert_inert(call)
+        text = json.dumps(call.body["blocks"], ensure_ascii=False)
+        assert "&lt;!channel&gt;" in text and "@\u200bhere" in text  # the page text is shown, made harmless
+        assert "uploading-files|Guide › Uploading Files &lt;!channel&gt;" in text  # …in link labels too
+
+
+@pytest.mark.parametrize("where", ["slash", "mention"])
+def test_markup_in_the_question_is_echoed_inert(tmp_path: Path, slack: FakeSlack, where: str) -> None:
+    # what the user typed literally arrives escaped; real Slack markup arrives as markup
+    typed = f"{UPLOAD_QUESTION} &lt;!channel&gt; &lt;@U123&gt; &lt;#C123&gt; <!here> @here @everyone"
+    for bot in start_bot(tmp_path, slack, SlackSettings()):
+        if where == "slash":
+            bot.post(command_body(typed, slack.response_url("q")))
+            (call,) = slack.wait_for(lambda c: c.path == "/response/q")
+        else:
+            event = {"type": "app_mention", "user": "U0001", "text": f"<@{BOT_USER}> {typed}", "ts": "300.1",
+                     "channel": "C0001"}
+            bot.post(event_body(event, "EvInject"), JSON)
+            (call,) = slack.wait_for(lambda c: c.method == "chat.postMessage")
+        assert_inert(call)
+        assert "&lt;!channel&gt;" in json.dumps(call.body["blocks"], ensure_ascii=False)  # echoed, not dropped
+
+
+class InjectingLLM:
+    """A generator that cites [1], then misbehaves: markup, a made-up URL in three forms, an unknown [7]."""
+
+    name = "llm"
+
+    def generate(self, question: str, passages: Sequence[Passage]) -> str:
+        return (f"Set MAX_CONTENT_LENGTH to limit the upload size [1]. {INJECTION} "
+                f"Log in at {EVIL_URL} or [here]({EVIL_URL}) or <{EVIL_URL}|there> [7].")
+
+
+@pytest.mark.parametrize("where", ["slash", "mention"])
+def test_an_llm_answer_cannot_mention_anyone_or_link_anywhere_unchecked(tmp_path: Path, slack: FakeSlack,
+                                                                        where: str) -> None:
+    pipeline = Pipeline(FakeIndex(make_chunks()), {"demo": make_map()}, make_validator(), generator=InjectingLLM())
+    for bot in start_bot(tmp_path, slack, SlackSettings(), pipeline):
+        if where == "slash":
+            bot.post(command_body(UPLOAD_QUESTION, slack.response_url("llm")))
+            (call,) = slack.wait_for(lambda c: c.path == "/response/llm")
+        else:
+            event = {"type": "app_mention", "user": "U0001", "text": f"<@{BOT_USER}> {UPLOAD_QUESTION}",
+                     "ts": "400.1", "channel": "C0001"}
+            bot.post(event_body(event, "EvLLM"), JSON)
+            (call,) = slack.wait_for(lambda c: c.method == "chat.postMessage")
+        assert_inert(call)
+        posted = json.dumps(call.body, ensure_ascii=False)
+        assert "evil.example" not in posted and "[7]" not in posted
+        assert "Answer written by an LLM" in posted  # the generator's text was used, not the fallback
+        assert "[1]" in posted and "<http://docs.test/guide.html#uploading-files|" in posted
