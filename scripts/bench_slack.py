@@ -26,7 +26,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
@@ -37,18 +36,17 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import httpx  # noqa: E402
-from slack_sdk.signature import SignatureVerifier  # noqa: E402
 
 from docbot.pipeline import Pipeline  # noqa: E402
 from docbot.slack.app import DocbotSlack, SlackSettings, build_app, web_client  # noqa: E402
 from docbot.slack.blocks import SEARCHING  # noqa: E402
+from docbot.slack.fake import BOT_TOKEN, SECRET, Call, FakeSlack, command_body, signed_headers  # noqa: E402
 from docbot.slack.server import make_http_server  # noqa: E402
 from docbot.store import ReferenceLog  # noqa: E402
 
 ACK_LIMIT_S = 3.0  # Slack shows the user an error when the ack takes longer
 FLASK_DOCS = Path("/usr/share/doc/python-flask-doc/html")
-SECRET = "bench-signing-secret"
-BOT_TOKEN = "xoxb-bench-token"
+FORM = "application/x-www-form-urlencoded"
 WARM_UP_QUESTION = "getting started"  # as `docbot slack` does before it listens
 QUESTIONS = [
     "How do I limit the size of uploaded files?", "How do I return JSON error responses instead of HTML pages?",
@@ -56,85 +54,6 @@ QUESTIONS = [
     "How do I register a blueprint?", "How can I configure logging?", "How do I serve static files?",
     "What is the application context?", "How do I test my application with the test client?",
 ]
-
-
-# -- a fake Slack on 127.0.0.1 -------------------------------------------------
-class FakeSlack:
-    """Slack's Web API at ``/api/<method>`` and a response_url at ``/response/<id>``; records when answers arrive."""
-
-    def __init__(self) -> None:
-        self.answers: dict[str, tuple[float, dict[str, Any]]] = {}  # id -> (perf_counter on arrival, body)
-        self.api_calls: list[str] = []
-        self._cond = threading.Condition()
-        fake = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
-                if "json" in self.headers.get("Content-Type", ""):
-                    body = json.loads(raw or "{}")
-                else:
-                    body = {k: v[0] for k, v in urllib.parse.parse_qs(raw).items()}
-                arrived = time.perf_counter()
-                if self.path.startswith("/response/"):
-                    with fake._cond:
-                        fake.answers.setdefault(self.path.rsplit("/", 1)[-1], (arrived, body))
-                        fake._cond.notify_all()
-                    self._send("ok", "text/plain")
-                    return
-                method = self.path.rsplit("/", 1)[-1]
-                with fake._cond:
-                    fake.api_calls.append(method)
-                reply: dict[str, Any] = {"ok": True}
-                if method == "auth.test":
-                    reply |= {"user_id": "UBENCH01", "bot_id": "BBENCH01", "team_id": "T0001", "user": "docbot"}
-                elif method == "chat.postMessage":
-                    reply |= {"channel": body.get("channel"), "ts": f"{time.time():.6f}"}
-                self._send(json.dumps(reply), "application/json")
-
-            def _send(self, text: str, ctype: str) -> None:
-                data = text.encode("utf-8")
-                self.send_response(200)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        self.base = f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def response_url(self, name: str) -> str:
-        return f"{self.base}/response/{name}"
-
-    def wait_for_answers(self, count: int, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while len(self.answers) < count and (left := deadline - time.monotonic()) > 0:
-                self._cond.wait(left)
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-
-def command_body(text: str, response_url: str, i: int) -> str:
-    return urllib.parse.urlencode({
-        "token": "legacy", "team_id": "T0001", "team_domain": "bench", "channel_id": "C0001", "channel_name": "general",
-        "user_id": f"U{i:05d}", "user_name": f"user{i}", "command": "/docs", "text": text, "api_app_id": "A0001",
-        "response_url": response_url, "trigger_id": f"trigger-{i}",
-    })
-
-
-def signed_headers(body: str) -> dict[str, str]:
-    ts = str(int(time.time()))
-    signature = SignatureVerifier(SECRET).generate_signature(timestamp=ts, body=body) or ""
-    return {"Content-Type": "application/x-www-form-urlencoded", "X-Slack-Request-Timestamp": ts,
-            "X-Slack-Signature": signature}
 
 
 # -- the pipeline ------------------------------------------------------------------
@@ -212,8 +131,9 @@ def fire(url: str, slack: FakeSlack, n: int) -> list[Sent]:
 
     def one(client: httpx.Client, i: int) -> Sent:
         name = f"cmd{i:04d}"
-        body = command_body(QUESTIONS[i % len(QUESTIONS)], slack.response_url(name), i)
-        headers = signed_headers(body)
+        body = command_body(QUESTIONS[i % len(QUESTIONS)], slack.response_url(name), user=f"U{i:05d}",
+                            trigger=f"trigger-{i}")
+        headers = signed_headers(body, FORM)
         gate.wait()
         sent = time.perf_counter()
         try:
@@ -246,11 +166,24 @@ def kind(body: dict[str, Any]) -> str:
     return "answered" if "*Sources*" in text else "not_covered"
 
 
+def is_answer(call: Call) -> bool:
+    return call.path.startswith("/response/")
+
+
+def first_answers(slack: FakeSlack) -> dict[str, Call]:
+    """The first post to each response_url, by command name."""
+    found: dict[str, Call] = {}
+    for call in slack.matching(is_answer):
+        found.setdefault(call.method, call)
+    return found
+
+
 def figures(sent: list[Sent], slack: FakeSlack, wall_s: float, pipeline: str, warm_s: float | None) -> dict[str, Any]:
     acks = [s.ack_s for s in sent if s.ok]  # a request that never got its ack counts in acks_within_3s, not here
-    answers = {s.name: slack.answers[s.name][0] - s.sent for s in sent if s.name in slack.answers}
+    arrived = first_answers(slack)
+    answers = {s.name: arrived[s.name].arrived - s.sent for s in sent if s.name in arrived}
     kinds: dict[str, int] = {}
-    for _, body in slack.answers.values():
+    for body in (call.body for call in arrived.values()):
         kinds[kind(body)] = kinds.get(kind(body), 0) + 1
     late = [s for s in sent if not s.ok or s.ack_s >= ACK_LIMIT_S]
     lat = list(answers.values())
@@ -330,14 +263,17 @@ def main() -> int:
         stack.callback(slack.close)
         bot = DocbotSlack(pipeline, ReferenceLog(work / "docbot.sqlite"), SlackSettings())  # never the real log
         stack.callback(bot.shutdown, wait=True)
-        server = make_http_server(build_app(bot, web_client(BOT_TOKEN, slack.base + "/api/"), SECRET), "127.0.0.1", 0)
+        server = make_http_server(build_app(bot, web_client(BOT_TOKEN, slack.api_url), SECRET), "127.0.0.1", 0)
         stack.callback(server.server_close)
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         stack.callback(server.shutdown)  # runs before server_close, bot.shutdown and slack.close (LIFO)
 
         started = time.perf_counter()
         sent = fire(f"http://127.0.0.1:{server.server_port}/slack/events", slack, args.n)
-        slack.wait_for_answers(sum(1 for s in sent if s.ok), args.timeout)
+        try:
+            slack.wait_for(is_answer, count=sum(1 for s in sent if s.ok), timeout=args.timeout)
+        except AssertionError:
+            pass  # the figures count what arrived; missing answers fail the run below
         fig = figures(sent, slack, time.perf_counter() - started, described, warm_s)
 
     if args.json:

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 from ask_fakes import FakeIndex, make_chunks, make_map, make_validator
-from slack_fakes import (
+from docbot.slack.fake import (
     BOT_TOKEN,
     BOT_USER,
     SECRET,

@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-from slack_fakes import BOT_TOKEN, BOT_USER, SECRET, FakeSlack, command_body, fake_slack, signed_headers
+from docbot.slack.fake import BOT_TOKEN, BOT_USER, SECRET, FakeSlack, command_body, fake_slack, signed_headers
 
 import docbot.embed
 from docbot.cli import main

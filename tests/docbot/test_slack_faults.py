@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from slack_fakes import BOT_USER, Call, FakeSlack, command_body, event_body, fake_slack, signed_headers
+from docbot.slack.fake import BOT_USER, Call, FakeSlack, command_body, event_body, fake_slack, signed_headers
 from test_slack_app import Bot, start_bot
 
 from docbot.answer import Answer

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from ask_fakes import FakeIndex, make_chunks, make_map, make_validator
-from slack_fakes import BOT_USER, Call, FakeSlack, command_body, event_body, fake_slack, signed_headers
+from docbot.slack.fake import BOT_USER, Call, FakeSlack, command_body, event_body, fake_slack, signed_headers
 from test_slack_app import FORM, Bot, start_bot
 
 from docbot.generate import Passage

@@ -1,9 +1,12 @@
-"""A local fake of Slack for the bot's scenario tests, as slack-bolt's own tests do it.
+"""A local stand-in for Slack, so the real bot can be driven without a workspace (tests, scripts/bench_slack.py).
 
 ``FakeSlack`` is a real HTTP server on 127.0.0.1 that plays both Slack's Web
 API (``/api/<method>``) and the ``response_url`` endpoints (``/response/<id>``),
-recording every call. ``signed_*`` build requests signed with a real signing
-secret, for the real Bolt HTTP server under test.
+recording every call with its arrival time. ``signed_headers`` and the
+``*_body`` builders make requests signed with a real signing secret, as
+Slack sends them to the Bolt HTTP server. Point the bot's WebClient at
+``FakeSlack.api_url`` (``SLACK_API_URL``) and its response_urls at
+``FakeSlack.response_url(name)``.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ class Call:
     path: str  # "/api/chat.postMessage" or "/response/<id>"
     body: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
+    arrived: float = 0.0  # time.perf_counter() when the call arrived
 
     @property
     def method(self) -> str:
@@ -57,7 +61,7 @@ class FakeSlack:
                     body = json.loads(raw or "{}")
                 else:
                     body = {k: v[0] for k, v in urllib.parse.parse_qs(raw).items()}
-                call = Call(self.path, body, {k.lower(): v for k, v in self.headers.items()})
+                call = Call(self.path, body, {k.lower(): v for k, v in self.headers.items()}, time.perf_counter())
                 with fake._cond:
                     fake.calls.append(call)
                     fake._cond.notify_all()
