@@ -77,10 +77,6 @@ class Decision:
     reason: str = ANSWER
 
 
-def idf_table(doc_freq: Mapping[str, int], docs: int) -> dict[str, float]:
-    return {t: math.log(1 + docs / (1 + n)) for t, n in doc_freq.items()}
-
-
 def _weights(terms: Iterable[str], doc_freq: Mapping[str, int], docs: int) -> dict[str, float]:
     return {t: math.log(1 + max(docs, 1) / (1 + doc_freq.get(t, 0))) for t in dict.fromkeys(terms)}
 

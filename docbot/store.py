@@ -98,6 +98,7 @@ class ReferenceLog:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
+            db.execute("PRAGMA journal_mode = WAL")  # kept in the file: readers never wait for the writer
             db.executescript(_SCHEMA)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -108,8 +109,7 @@ class ReferenceLog:
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         with closing(sqlite3.connect(self.path, timeout=TIMEOUT_S)) as db:
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA foreign_keys = ON")
+            db.execute("PRAGMA foreign_keys = ON")  # per connection, unlike the journal mode
             with db:  # one transaction: committed on success, rolled back on error
                 yield db
 

@@ -54,6 +54,7 @@ def manifest(command: str, request_url: str | None) -> str:
 def slack_options(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     """Command line > docbot.toml [slack] > defaults."""
     from docbot.slack.app import DEFAULT_COMMAND
+    from docbot.slack.server import DEFAULT_HOST, DEFAULT_PORT
 
     table = settings.raw.get("slack", {})
     if not isinstance(table, dict):
@@ -65,8 +66,8 @@ def slack_options(args: argparse.Namespace, settings: Settings) -> dict[str, Any
         "command": str(command),
         "public": bool(args.public if args.public is not None else table.get("public", False)),
         "site": args.site or table.get("site"),
-        "port": args.port if args.port is not None else int(os.environ.get("PORT") or table.get("port") or 3000),
-        "host": args.host or table.get("host") or "0.0.0.0",
+        "port": args.port if args.port is not None else int(os.environ.get("PORT") or table.get("port") or DEFAULT_PORT),
+        "host": args.host or table.get("host") or DEFAULT_HOST,
     }
 
 

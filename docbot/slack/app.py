@@ -38,7 +38,7 @@ from docbot.slack.blocks import (
     render_error,
     render_usage,
 )
-from docbot.store import ReferenceLog
+from docbot.store import EVENT_TTL_S, ReferenceLog
 
 log = logging.getLogger(__name__)
 
@@ -189,10 +189,13 @@ class DocbotSlack:
                 return self.store.first_seen(event_id)
             except Exception:  # noqa: BLE001
                 log.exception("could not record the event id; de-duplicating in memory")
+        now = time.time()
         with self._lock:
+            for old in [e for e, t in self._seen_events.items() if now - t > EVENT_TTL_S]:
+                del self._seen_events[old]
             if event_id in self._seen_events:
                 return False
-            self._seen_events[event_id] = time.time()
+            self._seen_events[event_id] = now
             return True
 
     # -- slash command -----------------------------------------------------
