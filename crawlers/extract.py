@@ -9,6 +9,7 @@ what they put in the page; slugs are never generated.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from dataclasses import dataclass
@@ -168,8 +169,9 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
 def _links(root: etree._Element, base: str) -> tuple[str, ...]:
     seen_raw: set[str] = set()
     seen: set[str] = set()
-    joins: dict[str, str] = {}
     out: list[str] = []
+    base_page = base.partition("#")[0]
+    base_dir = _directory(base_page)
     for raw in _HREF_XPATH(root):
         href = str(raw).strip()
         if not href or href == "#" or href in seen_raw:
@@ -178,17 +180,34 @@ def _links(root: etree._Element, base: str) -> tuple[str, ...]:
         if href[:11].lower().startswith(SKIPPED_SCHEMES):
             continue
         page, sep, frag = href.partition("#")
-        joined = joins.get(page)
-        if joined is None:
-            try:
-                joined = joins[page] = urljoin(base, page) if page else base.partition("#")[0]
-            except ValueError:
-                continue
+        try:
+            if not page:
+                joined = base_page
+            elif page[0] == "?":
+                joined = urljoin(base_page, page)
+            else:  # resolved against the base's directory alone (RFC 3986 §5.2.2): shared across a site's pages
+                joined = _join_in(base_dir, page)
+        except ValueError:
+            continue
         absolute = joined + sep + frag
         if absolute not in seen:
             seen.add(absolute)
             out.append(absolute)
     return tuple(out)
+
+
+def _directory(url: str) -> str:
+    """``http://h/a/b.html?q`` → ``http://h/a/``: what a relative path is resolved against."""
+    head = url.partition("?")[0]
+    scheme_end = head.find("//") + 2 if "//" in head else 0
+    cut = head.rfind("/")
+    return head[: cut + 1] if cut >= scheme_end and head.find("/", scheme_end) != -1 else head + "/"
+
+
+@functools.lru_cache(maxsize=65_536)
+def _join_in(directory: str, ref: str) -> str:
+    """urljoin for references that are not empty and not query-only (the same links recur on every page)."""
+    return urljoin(directory, ref)
 
 
 def _main_region(root: etree._Element) -> tuple[etree._Element, bool]:

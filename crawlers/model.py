@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+import orjson
+
 from crawlers.errors import AnchorMapError
 from crawlers.urls import normalize, split_fragment
 
@@ -275,7 +277,7 @@ class AnchorMap:
         )
 
     def dumps(self) -> str:
-        return json.dumps(self.to_json(), indent=1, ensure_ascii=False, sort_keys=False) + "\n"
+        return _dumps(self.to_json(), indent=True) + "\n"
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> AnchorMap:
@@ -288,14 +290,27 @@ class AnchorMap:
                 f"No anchor map at {p} — run `docbot crawl URL --site {p.stem}` first"
             ) from None
         try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
             raise AnchorMapError(f"Anchor map {p} is not valid JSON ({exc}); re-run `docbot crawl`") from None
         return cls.from_json(data)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write atomically: a crawl killed mid-write never leaves a half-written map."""
         write_atomic(Path(path), self.dumps())
+
+
+def _dumps(data: Any, indent: bool = False) -> str:
+    """JSON text, UTF-8 as is; orjson (its C encoder is ~20x faster than json's indenting one), json as the fallback.
+
+    orjson refuses what JSON cannot carry faithfully (lone surrogates, huge ints);
+    json writes those as escapes, so nothing is lost either way.
+    """
+    try:
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2 if indent else 0).decode("utf-8")
+    except TypeError:  # orjson.JSONEncodeError
+        return json.dumps(data, indent=2 if indent else None, ensure_ascii=False,
+                          separators=None if indent else (",", ":"))
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -328,7 +343,7 @@ def load_section_texts(data_dir: str | os.PathLike[str], site: str) -> list[Sect
     path = sections_path(data_dir, site)
     try:
         with path.open(encoding="utf-8") as fh:
-            return [SectionText.from_json(json.loads(line)) for line in fh if line.strip()]
+            return [SectionText.from_json(orjson.loads(line)) for line in fh if line.strip()]
     except FileNotFoundError:
         raise AnchorMapError(
             f"No section texts for site {site!r} in {path.parent} — run `docbot crawl URL --site {site}`"
@@ -336,5 +351,5 @@ def load_section_texts(data_dir: str | os.PathLike[str], site: str) -> list[Sect
 
 
 def save_section_texts(data_dir: str | os.PathLike[str], site: str, texts: Iterable[SectionText]) -> None:
-    body = "".join(json.dumps(t.to_json(), ensure_ascii=False) + "\n" for t in texts)
+    body = "".join(_dumps(t.to_json()) + "\n" for t in texts)
     write_atomic(sections_path(data_dir, site), body)

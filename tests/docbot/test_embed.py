@@ -63,3 +63,73 @@ def test_local_model_ranks_the_related_text_first() -> None:
     query = model.embed_query("how do I make cookies secure with https?")
     scores = [sum(q * d for q, d in zip(query, v)) for v in vectors]
     assert scores.index(max(scores)) == 0
+
+
+def test_onnx_batches_cover_every_text_once_and_respect_the_token_budget() -> None:
+    from docbot.embed_onnx import BATCH_TOKENS, MAX_BATCH, OnnxMiniLM
+
+    lengths = [3, 256, 40, 40, 41, 7, 256, 120, 1, 90] * 7
+    groups = OnnxMiniLM.batches(None, lengths)  # type: ignore[arg-type]  # uses no instance state
+    assert sorted(i for g in groups for i in g) == list(range(len(lengths)))
+    for group in groups:
+        padded = len(group) * max(lengths[i] for i in group)
+        assert len(group) == 1 or (padded <= BATCH_TOKENS and len(group) <= MAX_BATCH)
+    widths = [max(lengths[i] for i in g) for g in groups]
+    assert widths == sorted(widths)  # shortest first: each batch is padded only to its own longest text
+
+
+def test_unknown_local_backend_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCBOT_LOCAL_BACKEND", "tensorflow")
+    with pytest.raises(ConfigError, match="DOCBOT_LOCAL_BACKEND"):
+        LocalMiniLM()
+
+
+@pytest.mark.slow
+def test_onnx_vectors_match_sentence_transformers(model_cache: object) -> None:
+    """The ONNX runner is a speed-up, not another model: same vectors, long and code texts included."""
+    texts = [
+        "Configuration › SESSION_COOKIE_SECURE\n\nControls whether the session cookie is only sent over HTTPS.",
+        "Tutorial › Templates\n\n```html\n{% for user in users %}<li>{{ user.name }}</li>{% endfor %}\n```",
+        "x",
+        "Library › asyncio › Tasks\n\n" + "Wrap the coroutine in a Task and schedule its execution. " * 60,
+        "Ünïcode 文档 — emojis 🎉 and accents: café, naïve.",
+    ] * 3
+    onnx = LocalMiniLM(backend="onnx")
+    fast = onnx.embed_documents(texts)
+    assert onnx.backend == "onnx"
+    slow = LocalMiniLM(backend="torch").embed_documents(texts)
+    cosines = [sum(a * b for a, b in zip(u, v)) for u, v in zip(fast, slow)]
+    assert min(cosines) >= 0.999, cosines
+
+
+@pytest.mark.slow
+def test_once_exported_the_local_model_answers_queries_without_torch(model_cache: object) -> None:
+    LocalMiniLM(backend="onnx").embed_query("export it now if this run has not yet")
+    code = ("import sys; from docbot.embed import LocalMiniLM; m = LocalMiniLM(); v = m.embed_query('hello'); "
+            "print(len(v), m.backend, 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["384", "onnx", "False"]
+
+
+def test_without_an_onnx_export_the_local_model_falls_back_to_sentence_transformers(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    from docbot import embed_onnx
+
+    class FakeST:
+        def encode(self, texts: list[str], **_: object) -> list[list[float]]:
+            import numpy as np
+
+            return np.ones((len(texts), 384), dtype=np.float32) / np.sqrt(384)
+
+    def no_export(*_: object, **__: object) -> None:
+        raise embed_onnx.ExportError("exporting the model needs the 'onnx' package")
+
+    monkeypatch.setenv("DOCBOT_MODEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(embed_onnx, "export", no_export)
+    model = LocalMiniLM(backend="onnx")
+    model._model = FakeST()  # what sentence-transformers would load
+    with caplog.at_level("WARNING", logger="docbot.embed"):
+        vector = model.embed_query("hello")
+    assert len(vector) == 384 and model.backend == "torch"
+    assert "'onnx' package" in caplog.text
