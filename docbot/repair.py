@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import functools
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
 from crawlers.model import AnchorMap, Page
@@ -21,6 +23,7 @@ from crawlers.model import AnchorMap, Page
 PARAPHRASE_THRESHOLD = 0.55  # minimum similarity score for a paraphrased fragment
 MIN_PREFIX_MATCH = 4  # a token matches a longer one it is a prefix of ("cert" ~ "certificate")
 MAX_RENAME_CHAIN = 8
+MAX_CACHED_WORDS = 4096  # query words remembered per page index
 STOPWORDS = frozenset(
     "a an the and or of to in on for with as by at is are be how what why when do does your you it its "
     "this that from into via".split()
@@ -31,15 +34,15 @@ _API_ID = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_UNDERSCORES = re.compile(r"_+")
 _PARENS = re.compile(r"\([^)]*\)")
 _VERSION_SEGMENT = re.compile(r"^(?:en|latest|stable|dev|devel|master|main|current|v?\d+(?:\.\d+)*(?:\.x)?)$", re.I)
 _SLUG_PREFIXES = ("user-content-", "s-")
 _ALT_EXTENSIONS = (".htm", ".md", ".rst", ".txt", ".php", ".xhtml")
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
-    """A repaired target: canonical page URL, fragment ('' for the page) and why."""
+class Match(NamedTuple):
+    """A repaired target: canonical page URL, fragment ('' for the page) and why (a tuple: one per checked URL)."""
 
     page: str
     fragment: str
@@ -56,16 +59,18 @@ def compact(text: str) -> str:
     return _NON_ALNUM.sub("", text.lower())
 
 
-def _slug_keys(text: str) -> set[str]:
+@functools.lru_cache(maxsize=256)  # a fragment's keys are wanted on its page, then site-wide
+def _slug_keys(text: str) -> frozenset[str]:
     low = text.lower()
     keys = {compact(low)}
     for prefix in _SLUG_PREFIXES:
         if low.startswith(prefix) and len(low) > len(prefix):
             keys.add(compact(low[len(prefix):]))
     keys.discard("")
-    return keys
+    return frozenset(keys)
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(token: str) -> str:
     """Light stemming: plural and -ing/-ed endings (``identified`` → ``identify``)."""
     if len(token) <= 3:
@@ -82,27 +87,29 @@ def tokens(text: str) -> tuple[str, ...]:
     """Stemmed, lower-case content words, splitting on non-alphanumerics and camelCase (plus the whole word)."""
     out: list[str] = []
     for word in _WORD.findall(text):
-        parts = _CAMEL.findall(word) or [word]
-        for part in parts:
-            low = part.lower()
-            if low not in STOPWORDS:
-                out.append(stem(low))
-        if len(parts) > 1:
-            out.append(stem(word.lower()))
+        out += _word_tokens(word)
     return tuple(dict.fromkeys(out))
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_tokens(word: str) -> tuple[str, ...]:
+    """The tokens of one word, in order (words recur across titles, anchors and fragments, so cached)."""
+    parts = _CAMEL.findall(word) or [word]
+    out = [stem(low) for low in (part.lower() for part in parts) if low not in STOPWORDS]
+    if len(parts) > 1:
+        out.append(stem(word.lower()))
+    return tuple(out)
 
 
 def _token_matches(q: str, vocab: set[str], ordered: list[str]) -> set[str]:
     """Vocabulary tokens equal to ``q`` or in a prefix relation with it (both at least MIN_PREFIX_MATCH long)."""
-    found = {q} if q in vocab else set()
-    if len(q) >= MIN_PREFIX_MATCH:
-        i = bisect.bisect_left(ordered, q)
-        while i < len(ordered) and ordered[i].startswith(q):
-            found.add(ordered[i])
-            i += 1
-        for k in range(MIN_PREFIX_MATCH, len(q)):
-            if q[:k] in vocab:
-                found.add(q[:k])
+    if len(q) < MIN_PREFIX_MATCH:
+        return {q} if q in vocab else set()
+    found = vocab.intersection([q[:k] for k in range(MIN_PREFIX_MATCH, len(q) + 1)])  # q and its prefixes
+    i = bisect.bisect_left(ordered, q)
+    while i < len(ordered) and ordered[i].startswith(q):
+        found.add(ordered[i])
+        i += 1
     return found
 
 
@@ -116,6 +123,16 @@ class _Section:
     context: frozenset[str]
 
 
+class _QueryWord(NamedTuple):
+    """One query word on one page: vocabulary tokens it matches, and the sections (never API entries)
+    holding one of them in their own words, in their parents' words, and in either."""
+
+    matches: frozenset[str]
+    own: frozenset[int]
+    ctx: frozenset[int]
+    either: frozenset[int]
+
+
 @dataclass(slots=True)
 class PageIndex:
     """Lookup tables for one page, built on first use."""
@@ -125,25 +142,31 @@ class PageIndex:
     lower: dict[str, list[str]]
     slug: dict[str, list[str]]
     sections: list[_Section]
-    by_token: dict[str, list[int]]
     vocab: set[str]
     ordered: list[str]
     ctx_vocab: set[str]
     ctx_ordered: list[str]
     titles: dict[str, tuple[str, tuple[str, ...]]]  # anchor -> (title, path)
+    # paraphrase candidates: token -> indexes of the sections (never API entries) whose own / parents' words hold it
+    para_own: dict[str, list[int]]
+    para_ctx: dict[str, list[int]]
+    _api: dict[str, list[tuple[str, list[str]]]] | None = None  # dotted prefix (lower) -> [(anchor, last words)]
+    _words: dict[str, _QueryWord] = field(default_factory=dict)  # query word -> its matches, filled on first use
 
     @classmethod
     def build(cls, page: Page) -> PageIndex:
+        anchors = frozenset(page.anchors)
         lower: dict[str, list[str]] = defaultdict(list)
         slug: dict[str, list[str]] = defaultdict(list)
-        for anchor in sorted(page.anchors):
+        for anchor in sorted(anchors):
             lower[anchor.lower()].append(anchor)
             for key in _slug_keys(anchor):
                 slug[key].append(anchor)
         sections: list[_Section] = []
         titles: dict[str, tuple[str, tuple[str, ...]]] = {}
+        contexts: dict[tuple[str, ...], frozenset[str]] = {}  # sections under the same parents share one
         for s in page.sections:
-            if not s.anchor or s.anchor not in page.anchors:
+            if not s.anchor or s.anchor not in anchors:
                 continue
             titles.setdefault(s.anchor, (s.title, s.path))
             titled = () if s.kind == "api" else (s.title, _PARENS.sub("", s.title))  # API titles are signatures
@@ -153,16 +176,47 @@ class PageIndex:
                         slug[key].append(s.anchor)
             primary = tokens(s.title) or tokens(s.anchor)
             own = frozenset(primary) | frozenset(tokens(s.anchor))
-            context = frozenset(t for p in s.path[:-1] for t in tokens(p))
+            context = contexts.get(s.path[:-1])
+            if context is None:
+                context = contexts[s.path[:-1]] = frozenset(t for p in s.path[:-1] for t in tokens(p))
             sections.append(_Section(s.anchor, s.title, s.kind, own, primary, context))
-        by_token: dict[str, list[int]] = defaultdict(list)
+        para_own: dict[str, list[int]] = defaultdict(list)
+        para_ctx: dict[str, list[int]] = defaultdict(list)
         for i, sec in enumerate(sections):
+            if sec.kind == "api" or _API_ID.match(sec.anchor):
+                continue  # API entries are matched by name (_api_paraphrase), never by loose words
             for t in sec.own:
-                by_token[t].append(i)
-        vocab = set(by_token)
+                para_own[t].append(i)
+            for t in sec.context:
+                para_ctx[t].append(i)
+        vocab = {t for sec in sections for t in sec.own}
         ctx_vocab = {t for sec in sections for t in sec.context}
-        return cls(page.url, frozenset(page.anchors), dict(lower), dict(slug), sections, dict(by_token),
-                   vocab, sorted(vocab), ctx_vocab, sorted(ctx_vocab), titles)
+        return cls(page.url, anchors, dict(lower), dict(slug), sections, vocab, sorted(vocab),
+                   ctx_vocab, sorted(ctx_vocab), titles, dict(para_own), dict(para_ctx))
+
+    def query_word(self, q: str) -> _QueryWord:
+        """The vocabulary tokens ``q`` matches and the paraphrase candidates they select (cached per word)."""
+        found = self._words.get(q)
+        if found is None:
+            if len(self._words) >= MAX_CACHED_WORDS:
+                self._words.clear()
+            matches = frozenset(_token_matches(q, self.vocab, self.ordered))
+            own = frozenset().union(*[self.para_own.get(t, ()) for t in matches])
+            ctx_tokens = _token_matches(q, self.ctx_vocab, self.ctx_ordered)
+            ctx = frozenset().union(*[self.para_ctx.get(t, ()) for t in ctx_tokens])
+            found = self._words[q] = _QueryWord(matches, own, ctx, own | ctx)
+        return found
+
+    def api_ids(self) -> dict[str, list[tuple[str, list[str]]]]:
+        """Dotted anchors by lower-case object path, with the words of their last component (built on first use)."""
+        if self._api is None:
+            api: dict[str, list[tuple[str, list[str]]]] = defaultdict(list)
+            for anchor in self.anchors:
+                a_prefix, dot, a_last = anchor.rpartition(".")
+                if dot:
+                    api[a_prefix.lower()].append((anchor, _api_words(a_last)))
+            self._api = dict(api)
+        return self._api
 
 
 def _pick(candidates: Iterable[str], fragment: str) -> str | None:
@@ -180,16 +234,16 @@ def _pick(candidates: Iterable[str], fragment: str) -> str | None:
     return None if rank(ranked[0]) == rank(ranked[1]) else ranked[0]
 
 
+def _api_words(name: str) -> list[str]:
+    return [t.lower() for t in _UNDERSCORES.split(name) if t]
+
+
 def _api_paraphrase(index: PageIndex, fragment: str) -> Match | None:
     """Dotted API ids: same object path, last component a whole-token prefix of the real one (never one edit away)."""
     prefix, _, last = fragment.rpartition(".")
-    want = [t.lower() for t in re.split(r"_+", last) if t]
+    want = _api_words(last)
     found = []
-    for anchor in index.anchors:
-        a_prefix, dot, a_last = anchor.rpartition(".")
-        if not dot or a_prefix.lower() != prefix.lower():
-            continue
-        have = [t.lower() for t in re.split(r"_+", a_last) if t]
+    for anchor, have in index.api_ids().get(prefix.lower(), ()):
         short, long_ = (want, have) if len(want) <= len(have) else (have, want)
         if len(short) >= 2 and long_[: len(short)] == short:
             found.append(anchor)
@@ -205,26 +259,27 @@ def paraphrase(index: PageIndex, fragment: str) -> Match | None:
     query = tokens(fragment)
     if not query:
         return None
-    matches = {q: _token_matches(q, index.vocab, index.ordered) for q in query}
-    ctx_matches = {q: _token_matches(q, index.ctx_vocab, index.ctx_ordered) for q in query}
-    any_match = set().union(*matches.values())
-    candidates = {i for t in any_match for i in index.by_token.get(t, ())}
+    # Cheap prefilter on the inverted indexes: a section must hold every query word, in its own words or
+    # (the others) in its parents' words, and at least one in its own; only those are scored.
+    words = [index.query_word(q) for q in query]
+    candidates = words[0].own if len(words) == 1 else frozenset.intersection(*[w.either for w in words])
+    if not candidates:
+        return None
+    any_match = words[0].matches if len(words) == 1 else frozenset().union(*[w.matches for w in words])
     scored: list[tuple[float, int, _Section]] = []
     for i in candidates:
-        sec = index.sections[i]
-        if sec.kind == "api" or _API_ID.match(sec.anchor):
-            continue  # API entries are matched by name (_api_paraphrase), never by loose words
-        own_hits = [q for q in query if matches[q] & sec.own]
+        own_hits = 0
+        for w in words:
+            if i in w.own:
+                own_hits += 1
         if not own_hits:
             continue
-        ctx_hits = [q for q in query if q not in own_hits and not ctx_matches[q].isdisjoint(sec.context)]
-        if len(own_hits) + len(ctx_hits) < len(query):
-            continue
-        covered = sum(1 for p in sec.primary if p in any_match)
-        precision = covered / len(sec.primary)
+        ctx_hits = len(query) - own_hits  # every other word is in the section's context
+        sec = index.sections[i]
+        precision = len(any_match.intersection(sec.primary)) / len(sec.primary)  # primary words are distinct
         if precision < 0.34 or (len(query) == 1 and precision < 0.5):
             continue
-        score = 0.5 * (len(own_hits) + 0.5 * len(ctx_hits)) / len(query) + 0.5 * precision
+        score = 0.5 * (own_hits + 0.5 * ctx_hits) / len(query) + 0.5 * precision
         if score >= PARAPHRASE_THRESHOLD:
             penalty = 1 if is_generated(sec.anchor) else 0
             scored.append((score - 0.05 * penalty, i, sec))
@@ -299,11 +354,12 @@ def repair_on_page(site: SiteIndex, page_url: str, fragment: str) -> Match | Non
     index = site.page(page_url)
     if not fragment or fragment == "top" or fragment in index.anchors:
         return Match(page_url, fragment, "exists")
-    found = _pick(index.lower.get(fragment.lower(), ()), fragment)
+    same_case = index.lower.get(fragment.lower())
+    found = _pick(same_case, fragment) if same_case else None
     if found:
         return Match(page_url, found, "case-only difference")
-    keys = _slug_keys(fragment)
-    found = _pick((a for k in keys for a in index.slug.get(k, ())), fragment)
+    same_slug = [a for k in _slug_keys(fragment) for a in index.slug.get(k, ())]
+    found = _pick(same_slug, fragment) if same_slug else None
     if found:
         return Match(page_url, found, "slug style")
     renames, current, seen = site.renames(), fragment, None
@@ -341,6 +397,11 @@ def transplant(site: SiteIndex, page_url: str | None, fragment: str) -> Match | 
 
 def page_candidates(url: str, base_url: str) -> list[tuple[str, str]]:
     """Real-page guesses for a dead page URL (normalised, no fragment), best first, with reasons."""
+    return list(_page_candidates(url, base_url))
+
+
+def _page_candidates(url: str, base_url: str) -> Iterator[tuple[str, str]]:
+    """:func:`page_candidates`, generated lazily (a repair stops at the first real page)."""
     parts = urlsplit(url)
     base_path = urlsplit(base_url).path or "/"
     path = parts.path
@@ -352,7 +413,6 @@ def page_candidates(url: str, base_url: str) -> list[tuple[str, str]]:
     while stripped < min(2, len(segs) - 1) and _VERSION_SEGMENT.match(segs[stripped]):
         stripped += 1
         rels.append(("/".join(segs[stripped:]), "leaked version prefix removed"))
-    out: list[tuple[str, str]] = []
     for r, why in rels:
         variants: list[tuple[str, str]] = [(r, why)] if why else []
         if r.endswith("index.html") and (r == "index.html" or r.endswith("/index.html")):
@@ -372,14 +432,15 @@ def page_candidates(url: str, base_url: str) -> list[tuple[str, str]]:
             variants += [(r + ".html", "page path repaired (.html)"), (r + "/index.html", "page path repaired (dir/)")]
         for v, reason in variants:
             reason = f"{why}; {reason}" if why and reason != why else reason
-            out.append((urlunsplit((parts.scheme, parts.netloc, base_path + v, parts.query, "")), reason))
-    return out
+            yield urlunsplit((parts.scheme, parts.netloc, base_path + v, parts.query, "")), reason
 
 
 def repair_page(site: SiteIndex, url: str) -> tuple[str, str] | None:
     """(canonical page, reason) for a URL whose page is not in the map, when one real page is obvious."""
-    for candidate, reason in page_candidates(url, site.amap.base_url):
-        canonical = site.amap.canonical(candidate)
+    aliases = site.amap._alias_index
+    for candidate, reason in _page_candidates(url, site.amap.base_url):
+        # A candidate spelled exactly like a map key is already normalised (normalize is idempotent).
+        canonical = aliases.get(candidate) or site.amap.canonical(candidate)
         if canonical:
             return canonical, reason
     canonical = site.path_lower(url)

@@ -8,10 +8,10 @@ evidence lives in :mod:`docbot.repair`.
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import quote, urlsplit
 
 from crawlers.model import AnchorMap
@@ -33,8 +33,15 @@ _LINKS = re.compile(
     rf"|(?P<bare>(?i:https?)://{_URL_CHARS}+)",
     re.M,
 )
-_MARKER = re.compile(r"(?P<sp>[ \t]?)\[(?P<nums>\d{1,6}(?:\s*,\s*\d{1,6})*)\](?![(:])")
+# Where a _LINKS match can begin (each alternative checks a prefix of a _LINKS branch): Markdown links,
+# angle-bracket links, line starts (reference definitions) and bare http(s) URLs.
+_LINK_START = re.compile(
+    r"!(?=\[[^\[\]\n]*\]\()|\[(?=[^\[\]\n]*\]\()|<(?=[A-Za-z][A-Za-z0-9+.\-]*:)|\n"
+    r"|h(?=(?i:ttps?://))|H(?=(?i:ttps?://))"
+)
+_MARKER = re.compile(r"\[(?P<nums>\d{1,6}(?:\s*,\s*\d{1,6})*)\](?![(:])")  # a citation marker; see _sub_markers
 _FRAGMENT_SAFE = "-._~!$&*+,;=:@/?"
+_FRAGMENT_PLAIN = re.compile(r"[A-Za-z0-9_.~\-!$&*+,;=:@/?]*")  # what quote(..., safe=_FRAGMENT_SAFE) leaves as is
 _BAD_CHARS = re.compile(r"[\s\x00-\x1f\x7f]")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
 
@@ -62,17 +69,24 @@ class Validated:
     outcomes: tuple[LinkOutcome, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _Checked:
+class _Checked(NamedTuple):  # a tuple: built once per checked URL, and cheaper to build than a frozen dataclass
     outcome: LinkOutcome
     site: str | None = None
     page: str | None = None
     fragment: str = ""
 
 
-@functools.lru_cache(maxsize=CACHE_SIZE)
-def _normalize_page(page: str) -> str:
-    return normalize(page)
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """What a page URL (fragment aside) resolves to: no site (malformed when ``page`` is empty, else an
+    unconfigured host), or a site's page with its canonical entry (``None`` when none is obvious)."""
+
+    site: str | None
+    page: str  # normalised page URL
+    canonical: str | None = None
+    why: str = ""  # how a dead page path was repaired
+    dir_form: bool = False  # written as dir/ (kept that way in the output)
+    host: str = ""
 
 
 def find_urls(text: str) -> list[str]:
@@ -85,7 +99,10 @@ def format_url(page: str, fragment: str, dir_form: bool = False) -> str:
     if dir_form and page.endswith("/index.html"):
         page = page[: -len("index.html")]
     page = page.replace("(", "%28").replace(")", "%29").replace("'", "%27")
-    url = f"{page}#{quote(fragment, safe=_FRAGMENT_SAFE)}" if fragment else page
+    if fragment:
+        url = f"{page}#{fragment if _FRAGMENT_PLAIN.fullmatch(fragment) else quote(fragment, safe=_FRAGMENT_SAFE)}"
+    else:
+        url = page
     if url[-1] in _TRAILING:  # so a reader (or regex) never mistakes it for sentence punctuation
         url = url[:-1] + f"%{ord(url[-1]):02X}"
     return url
@@ -103,6 +120,7 @@ class ReferenceValidator:
         self.allow_hosts = tuple(h.lower().strip().lstrip(".") for h in allow_hosts if h.strip())
         self._indexes: dict[str, SiteIndex] = {}
         self._cache: dict[tuple[str, str | None], _Checked] = {}
+        self._targets: dict[tuple[str, str | None], _Target] = {}
         self._hosts: dict[str, list[tuple[str, str]]] = {}
         self._schemes = {site: urlsplit(m.base_url).scheme.lower() for site, m in self.maps.items()}
         for site, amap in self.maps.items():
@@ -161,7 +179,8 @@ class ReferenceValidator:
             return drop("empty URL")
         if len(raw) > MAX_URL_CHARS:
             return drop(f"URL longer than {MAX_URL_CHARS} characters")
-        if _BAD_CHARS.search(raw):
+        plain = raw.isascii() and raw.isprintable() and " " not in raw  # then no _BAD_CHARS (fast check)
+        if not plain and _BAD_CHARS.search(raw):
             return drop("malformed URL (contains spaces or control characters)")
         has_scheme = _SCHEME.match(raw)
         scheme = has_scheme.group(1).lower() if has_scheme else ""
@@ -177,36 +196,54 @@ class ReferenceValidator:
         elif scheme not in ("http", "https"):
             return drop(f"not an http(s) link ({scheme}:)")
         page_part, fragment = split_fragment(raw)
+        target = self._target(page_part, site)
+        if target.site is None:
+            if not target.page:
+                return drop("malformed URL")
+            if self._allowed(target.host):
+                return _Checked(LinkOutcome(url, format_url(target.page, fragment), "kept",
+                                            f"host {target.host} is on the allowlist (kept unchecked)"))
+            return drop(f"host {target.host or '?'} is not a configured site")
+        return self._check_on_site(url, target.site, target, fragment)
+
+    def _target(self, page_part: str, site: str | None) -> _Target:
+        """What a page URL resolves to, remembered per page: links to the same pages recur."""
+        key = (page_part, site)
+        target = self._targets.get(key)
+        if target is None:
+            target = self._resolve(page_part, site)
+            if len(self._targets) >= CACHE_SIZE:
+                self._targets.clear()
+            self._targets[key] = target
+        return target
+
+    def _resolve(self, page_part: str, site: str | None) -> _Target:
         try:
-            page_norm = _normalize_page(page_part)
+            page_norm = normalize(page_part)
         except ValueError:
-            return drop("malformed URL")
+            return _Target(None, "")
         parts = urlsplit(page_norm)
         name = self._site_for(parts.netloc, parts.path, site)
         if name is None:
-            host = (parts.hostname or "").lower()
-            if self._allowed(host):
-                return _Checked(LinkOutcome(url, format_url(page_norm, fragment), "kept",
-                                            f"host {host} is on the allowlist (kept unchecked)"))
-            return drop(f"host {host or '?'} is not a configured site")
+            return _Target(None, page_norm, host=(parts.hostname or "").lower())
         base_scheme = self._schemes[name]
         if parts.scheme != base_scheme:  # http vs https of the same host is the same page
             page_norm = base_scheme + page_norm[len(parts.scheme):]
-        return self._check_on_site(url, name, page_norm, fragment, page_part.partition("?")[0].endswith("/"))
-
-    def _check_on_site(self, url: str, name: str, page_norm: str, fragment: str, dir_form: bool) -> _Checked:
         index = self._index(name)
         canonical = index.canonical(page_norm)
-        why_page = ""
+        if canonical is not None:
+            return _Target(name, page_norm, canonical, dir_form=page_part.partition("?")[0].endswith("/"))
+        repaired = repair_page(index, page_norm)
+        return _Target(name, page_norm, *repaired) if repaired else _Target(name, page_norm)
+
+    def _check_on_site(self, url: str, name: str, target: _Target, fragment: str) -> _Checked:
+        canonical, why_page, dir_form = target.canonical, target.why, target.dir_form
+        index = self._index(name)
         if canonical is None:
-            repaired = repair_page(index, page_norm)
-            if repaired is None:
-                moved = transplant(index, None, fragment)
-                if moved:
-                    return self._result(url, name, moved, "rewritten", f"page not in anchor map; {moved.reason}")
-                return _Checked(LinkOutcome(url, None, "link_dropped", "page not in anchor map"), name)
-            canonical, why_page = repaired
-            dir_form = False
+            moved = transplant(index, None, fragment)
+            if moved:
+                return self._result(url, name, moved, "rewritten", f"page not in anchor map; {moved.reason}")
+            return _Checked(LinkOutcome(url, None, "link_dropped", "page not in anchor map"), name)
         match = repair_on_page(index, canonical, fragment)
         if match is not None and match.reason == "exists" and not why_page:
             return self._result(url, name, match, "kept", "page and fragment exist" if fragment else "page exists", dir_form)
@@ -248,25 +285,25 @@ class ReferenceValidator:
         sites = {s.site for s in sources}
         default_site = next(iter(sites)) if len(sites) == 1 else (next(iter(self.maps)) if len(self.maps) == 1 else None)
         approved: set[str] = set()
-        text = _LINKS.sub(lambda m: self._replace(m, default_site, outcomes, approved), answer)
+        text = _sub_links(answer, lambda m: self._replace(m, default_site, outcomes, approved))
 
         order: dict[int, int] = {}
         has_markers = False
 
-        def renumber(m: re.Match[str]) -> str:
+        def renumber(sp: str, nums: str) -> str:
             nonlocal has_markers
             has_markers = True
             new: list[int] = []
-            for part in m.group("nums").split(","):
+            for part in nums.split(","):
                 target = survivor.get(int(part))
                 if target is None:
                     continue
                 number = order.setdefault(target, len(order) + 1)
                 if number not in new:
                     new.append(number)
-            return m.group("sp") + "[" + ", ".join(map(str, new)) + "]" if new else ""
+            return sp + "[" + ", ".join(map(str, new)) + "]" if new else ""
 
-        text = _MARKER.sub(renumber, text)
+        text = _sub_markers(text, renumber)
         text = self._sweep(text, outcomes, approved)  # last: removing markers can glue a URL together
         cited = list(order) if has_markers else [n for n in refs_data]
         references = tuple(
@@ -311,7 +348,7 @@ class ReferenceValidator:
         return (out or "") + tail
 
     def _approve(self, url: str, site: str | None, outcomes: list[LinkOutcome], approved: set[str]) -> str | None:
-        outcome = self.check_url(url, site)
+        outcome = self._checked(url, site).outcome
         outcomes.append(outcome)
         if outcome.output is not None and outcome.action != "link_dropped":
             approved.add(outcome.output)
@@ -320,6 +357,8 @@ class ReferenceValidator:
 
     def _sweep(self, text: str, outcomes: list[LinkOutcome], approved: set[str]) -> str:
         """Re-check any bare URL in ``text`` that is not an approved output (link text, glued-together URLs)."""
+        if "://" not in text:  # no bare URL at all (most link texts)
+            return text
         for sweep in range(MAX_SWEEPS + 1):
             changed = False
 
@@ -350,6 +389,53 @@ def normalize_out(url: str) -> str:
     except ValueError:
         pass
     return f"{page}#{frag}" if frag and frag != "top" else page
+
+
+def _sub_links(text: str, replace: Callable[[re.Match[str]], str]) -> str:
+    """``_LINKS.sub(replace, text)``, faster (up to 4x on prose with few links).
+
+    ``_LINKS`` starts with no fixed character, so ``sub`` tries all four alternatives at every position.
+    ``_LINK_START`` finds the only places a link can start (``!``, ``[``, ``<``, ``http(s)://``, a line
+    start) with a fast character scan, and ``_LINKS`` is matched there: the same matches, left to right.
+    """
+    out: list[str] = []
+    last = pos = start = 0
+    match, search = _LINKS.match, _LINK_START.search
+    while True:
+        m = match(text, start)
+        if m is not None:
+            out += (text[last:start], replace(m))
+            last = pos = m.end()
+        found = search(text, pos)
+        if found is None:
+            break
+        start = found.start()
+        if text[start] == "\n":  # a reference definition may start the next line
+            start = pos = start + 1
+        else:
+            pos = start + 1
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _sub_markers(text: str, replace: Callable[[str, str], str]) -> str:
+    """Each citation marker, with the one space or tab before it if any, replaced by ``replace(blank, nums)``.
+
+    The same as substituting ``[ \\t]?`` + ``_MARKER``, but the regex only has to find a literal '['
+    (fast). The blank before a marker is never part of an earlier marker, which ends with ']'.
+    """
+    parts = _MARKER.split(text)  # [text, nums, text, nums, ..., text]
+    if len(parts) == 1:
+        return text
+    out: list[str] = []
+    for k in range(1, len(parts), 2):
+        before = parts[k - 1]
+        blank = before[-1:] if before[-1:] in (" ", "\t") else ""
+        out += (before[: len(before) - len(blank)], replace(blank, parts[k]))
+    out.append(parts[-1])
+    return "".join(out)
 
 
 def _renumbered(ref: Reference, n: int) -> Reference:
