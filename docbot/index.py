@@ -21,6 +21,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -214,7 +215,7 @@ class Index:
     ) -> IndexStats:
         """Chunk, embed what changed, upsert, delete what vanished, then commit the manifest.
 
-        ``progress(done, total)`` is called before the first and after every
+        ``progress(done, total)`` is called before the first and after every stored
         embedding batch. ``rebuild`` drops the site first (needed after a model
         change, whose vectors may differ in dimension), so unlike an ordinary
         run an interrupted rebuild leaves the site unindexed.
@@ -242,8 +243,8 @@ class Index:
         done = 0
         if progress:
             progress(0, len(todo))
-        for batch in batched(todo, EMBED_BATCH):
-            vectors = self.embedder.embed_documents([c.embed_text for c in batch])
+
+        def upsert(batch: Sequence[Chunk], vectors: list[list[float]]) -> None:
             for part in range(0, len(batch), UPSERT_BATCH):
                 piece = batch[part : part + UPSERT_BATCH]
                 collection.upsert(
@@ -252,9 +253,23 @@ class Index:
                     metadatas=[_metadata(c) for c in piece],
                     documents=[c.embed_text for c in piece],
                 )
-            done += len(batch)
-            if progress:
-                progress(done, len(todo))
+
+        # One batch is stored (Chroma: SQLite writes, HNSW inserts) while the next is embedded.
+        with ThreadPoolExecutor(1, thread_name_prefix="docbot-upsert") as writer:
+            pending: Future[None] | None = None
+            for batch in batched(todo, EMBED_BATCH):
+                vectors = self.embedder.embed_documents([c.embed_text for c in batch])
+                if pending is not None:
+                    pending.result()  # a failed write stops the run here, before anything is committed
+                    done += EMBED_BATCH
+                    if progress:
+                        progress(done, len(todo))
+                pending = writer.submit(upsert, batch, vectors)
+            if pending is not None:
+                pending.result()
+                done = len(todo)
+                if progress:
+                    progress(done, len(todo))
         keep = {c.id for c in chunks}
         gone = sorted(set(old_hashes) - keep)
         for piece in batched(gone, UPSERT_BATCH):

@@ -161,3 +161,37 @@ def test_progress_and_collection_records_model(tmp_path: Path) -> None:
     assert col.metadata["embedding_model"] == "model-x" and col.metadata["dim"] == 512
     held = col.get(include=["metadatas"])
     assert {m["deep_url"] for m in held["metadatas"]} == {c.deep_url for c in index.chunks("demo")}
+
+
+def test_batches_are_stored_while_the_next_is_embedded_and_a_failed_write_commits_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import docbot.index as index_module
+
+    monkeypatch.setattr(index_module, "EMBED_BATCH", 2)  # five chunks: three batches, two of them overlapped
+    seen: list[tuple[int, int]] = []
+    sections, amap = site_fixture()
+    index = Index.open(tmp_path, HashEmbedder(), client=client(tmp_path))
+    index.build("demo", sections, amap, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(0, 5), (2, 5), (4, 5), (5, 5)]
+    assert client(tmp_path).get_collection("docbot_demo").count() == 5
+    before = (tmp_path / "index" / "demo.json").read_bytes()
+
+    failing = client(tmp_path)
+    real_get = failing.get_or_create_collection
+
+    def collection_whose_writes_fail(*args: object, **kwargs: object) -> object:
+        col = real_get(*args, **kwargs)
+
+        def upsert(**_: object) -> None:
+            raise OSError(28, "No space left on device")
+
+        col.upsert = upsert  # type: ignore[method-assign]
+        return col
+
+    monkeypatch.setattr(failing, "get_or_create_collection", collection_whose_writes_fail)
+    edited, amap2 = site_fixture(cookie_text="changed text")
+    with pytest.raises(OSError, match="No space left"):
+        Index.open(tmp_path, HashEmbedder(), client=failing).build("demo", edited, amap2)
+    assert (tmp_path / "index" / "demo.json").read_bytes() == before
+    assert Index.open(tmp_path, HashEmbedder(), client=client(tmp_path)).build("demo", edited, amap2).embedded == 1
