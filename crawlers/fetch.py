@@ -23,6 +23,7 @@ import httpx
 
 log = logging.getLogger(__name__)
 
+DRAIN_BYTES = 64 * 1024  # unneeded bodies up to this size are read to keep the connection
 USER_AGENT = "docbot/0.1 (+docs crawler)"
 MAX_BYTES = 5_000_000
 TIMEOUT = 15.0
@@ -196,6 +197,7 @@ class Fetcher:
                 hdrs = {k.lower(): v for k, v in resp.headers.items()}
                 mime, charset = _content_type(resp.headers)
                 if 300 <= status < 400 and status != 304 and "location" in resp.headers:
+                    await _drain(resp)
                     return FetchResult(url, current, status, chain, hdrs), resp.headers["location"], None
                 retry_after = parse_retry_after(resp.headers.get("retry-after"))
                 error = _status_error(status)
@@ -205,6 +207,8 @@ class Fetcher:
                 truncated = False
                 if error is None and status != 304:
                     body, truncated = await self._read_capped(resp, current)
+                else:
+                    await _drain(resp)
                 return (
                     FetchResult(url, current, status, chain, hdrs, body, mime, charset, error, truncated),
                     None,
@@ -229,6 +233,20 @@ class Fetcher:
                 log.warning("%s is larger than %d bytes; keeping only the first %d", url, self.max_bytes, self.max_bytes)
                 return b"".join(chunks)[: self.max_bytes], True
         return b"".join(chunks), False
+
+
+async def _drain(resp: httpx.Response) -> None:
+    """Read a small or empty body that is not needed (304, redirect, error page) so the connection is reused.
+
+    An unread body makes httpx close the connection: a recrawl of all-304
+    pages would open one TCP (and TLS) connection per page.
+    """
+    length = resp.headers.get("content-length")
+    if resp.status_code == 304 or (length is not None and length.isdigit() and int(length) <= DRAIN_BYTES):
+        try:
+            await resp.aread()
+        except httpx.HTTPError:  # the status is what counts; the connection is simply not reused
+            log.debug("could not read the body of %s (%s)", resp.url, resp.status_code)
 
 
 def _status_error(status: int) -> str | None:

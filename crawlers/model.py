@@ -60,13 +60,8 @@ class Section:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Section:
-        return cls(
-            anchor=data.get("anchor"),
-            title=data["title"],
-            level=int(data["level"]),
-            path=tuple(data.get("path", ())),
-            kind=data.get("kind", "heading"),
-        )
+        return cls(data.get("anchor"), data["title"], int(data["level"]), tuple(data.get("path", ())),
+                   data.get("kind", "heading"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,17 +161,9 @@ class SectionText:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SectionText:
-        return cls(
-            site=data["site"],
-            url=data["url"],
-            anchor=data.get("anchor"),
-            title=data.get("title", ""),
-            level=int(data.get("level", 1)),
-            path=tuple(data.get("path", ())),
-            source_type=data.get("source_type", "Other"),
-            text=data.get("text", ""),
-            kind=data.get("kind", "heading"),
-        )
+        get = data.get  # positional and bound once: a recrawl loads every section of the site
+        return cls(data["site"], data["url"], get("anchor"), get("title", ""), int(get("level", 1)),
+                   tuple(get("path", ())), get("source_type", "Other"), get("text", ""), get("kind", "heading"))
 
 
 @dataclass(slots=True)

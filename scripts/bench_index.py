@@ -3,9 +3,10 @@
     .venv/bin/python scripts/bench_index.py --max-pages 60            # quick
     .venv/bin/python scripts/bench_index.py --max-pages 0             # every page
 
-Sections come from ``crawlers.extract.extract`` over the installed HTML files;
-while the crawler is not there yet, a small Sphinx-only fallback parser here
-builds them (headings with their ids, code blocks fenced). Targets on 2 cores:
+Sections come from ``crawlers.extract.extract`` over the installed HTML files
+(the same sections a crawl over 127.0.0.1 gives, without timing the crawl).
+``--embedder local`` is the default local model (onnxruntime), ``local-torch``
+the same model on sentence-transformers, for comparison. Targets on 2 cores:
 ≥ 40 chunks/s with the local model, no-op re-index < 10 s, peak RSS < 2 GB.
 """
 
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import sys
@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from crawlers.extract import extract  # noqa: E402
 from crawlers.model import AnchorMap, Page, SectionText  # noqa: E402
 from docbot.embed import Embedder, HashEmbedder, LocalMiniLM  # noqa: E402
 from docbot.index import Index  # noqa: E402
@@ -35,36 +36,6 @@ QUERIES = ["how do I read a file line by line", "os.path.join", "asyncio.gather 
            "what is a generator", "logging basicConfig"]
 
 
-def _fallback_extract(html: bytes, url: str) -> tuple[str, set[str], list[tuple[str | None, str, int, tuple[str, ...], str]]]:
-    """Sphinx pages only: (title, anchors, [(anchor, title, level, path, text)])."""
-    import lxml.html
-
-    doc = lxml.html.fromstring(html)
-    anchors = {e.get("id") for e in doc.iter() if e.get("id")} | {a.get("name") for a in doc.iter("a") if a.get("name")}
-    title = (doc.findtext(".//title") or "").split("—")[0].strip()
-    sections = []
-
-    def text_of(node: lxml.html.HtmlElement) -> str:
-        if node.tag == "pre" or (node.tag == "div" and "highlight" in (node.get("class") or "")):
-            return "```\n" + node.text_content().rstrip() + "\n```"
-        return " ".join(node.text_content().split())
-
-    def walk(node: lxml.html.HtmlElement, level: int, path: tuple[str, ...]) -> None:
-        heading = next((c for c in node if c.tag in ("h1", "h2", "h3", "h4", "h5", "h6")), None)
-        name = " ".join(heading.text_content().replace("¶", "").split()) if heading is not None else ""
-        here = (*path, name) if name else path
-        parts = [text_of(c) for c in node if c is not heading and c.tag != "section" and isinstance(c.tag, str)]
-        sections.append((node.get("id"), name or title, level, here or (title,), "\n\n".join(p for p in parts if p)))
-        for child in node:
-            if child.tag == "section":
-                walk(child, level + 1, here)
-
-    for top in doc.iter("section"):
-        if top.getparent() is not None and top.getparent().tag != "section":
-            walk(top, 1, ())
-    return title, anchors, sections
-
-
 def load_site(root: Path, max_pages: int) -> tuple[list[SectionText], AnchorMap]:
     files = sorted(p for p in root.rglob("*.html") if not any(s in str(p.relative_to(root)) for s in SKIP))
     if max_pages:
@@ -74,14 +45,9 @@ def load_site(root: Path, max_pages: int) -> tuple[list[SectionText], AnchorMap]
     for path in files:
         url = BASE + str(path.relative_to(root))
         html = path.read_bytes()
-        try:
-            from crawlers.extract import extract
-
-            ex = extract(html, url)
-            title, anchors = ex.title, set(ex.anchors)
-            secs = [(s.anchor, s.title, s.level, s.path, s.text) for s in ex.sections]
-        except NotImplementedError:
-            title, anchors, secs = _fallback_extract(html, url)
+        ex = extract(html, url)
+        title, anchors = ex.title, set(ex.anchors)
+        secs = [(s.anchor, s.title, s.level, s.path, s.text) for s in ex.sections]
         pages[url] = Page(url, title, "Other", anchors=tuple(sorted(anchors)))
         texts.extend(SectionText("python", url, a, t, lv, p, "Other", tx) for a, t, lv, p, tx in secs)
     return texts, AnchorMap("python", BASE, pages=pages)
@@ -95,14 +61,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", type=Path, default=DEFAULT_ROOT)
     parser.add_argument("--max-pages", type=int, default=60, help="0 = every page")
-    parser.add_argument("--embedder", choices=("local", "hash"), default="local")
+    parser.add_argument("--embedder", choices=("local", "local-torch", "hash"), default="local")
     parser.add_argument("--data-dir", type=Path, help="default: a temporary directory")
     args = parser.parse_args()
     data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="bench_index_"))
     t0 = time.perf_counter()
     sections, amap = load_site(args.root, args.max_pages)
     load_s = time.perf_counter() - t0
-    embedder: Embedder = LocalMiniLM() if args.embedder == "local" else HashEmbedder()
+    embedder: Embedder = (LocalMiniLM(backend="torch" if args.embedder == "local-torch" else "onnx")
+                          if args.embedder.startswith("local") else HashEmbedder())
     if isinstance(embedder, LocalMiniLM):
         embedder.embed_query("warm up")  # model load is not indexing throughput
     with Index.open(data_dir, embedder) as index:
@@ -131,8 +98,7 @@ def main() -> int:
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "disk_mb": round(disk_size(data_dir) / 1e6, 1),
         "load_seconds": round(load_s, 1),
-        "embedder": embedder.name,
-        "torch_threads": os.environ.get("OMP_NUM_THREADS", "default"),
+        "embedder": embedder.name + (f" ({embedder.backend})" if isinstance(embedder, LocalMiniLM) else ""),
     }
     print(json.dumps(figures, indent=1))
     return 0
