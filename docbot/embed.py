@@ -104,10 +104,17 @@ class LocalMiniLM:
                 if self._onnx is None:
                     try:
                         path = embed_onnx.onnx_path(model_dir)
-                        if not path.exists():
+                        if path.exists():
+                            try:
+                                self._onnx = embed_onnx.OnnxMiniLM(model_dir, path)
+                            except ImportError:
+                                raise
+                            except Exception as exc:  # noqa: BLE001 - onnxruntime's load errors have no common base
+                                log.warning("the cached ONNX model %s does not load (%s); exporting it again", path, exc)
+                        if self._onnx is None:
                             log.info("exporting %s to ONNX (once, into %s)", LOCAL_MODEL_NAME, path.parent)
                             embed_onnx.export(model_dir, path)
-                        self._onnx = embed_onnx.OnnxMiniLM(model_dir, path)
+                            self._onnx = embed_onnx.OnnxMiniLM(model_dir, path)
                     except (embed_onnx.ExportError, ImportError, OSError) as exc:
                         log.warning("using sentence-transformers for %s: %s", LOCAL_MODEL_NAME, exc)
                         self.backend = "torch"

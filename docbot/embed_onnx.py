@@ -182,7 +182,8 @@ class OnnxMiniLM:
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
-    def batches(self, lengths: Sequence[int]) -> list[list[int]]:
+    @staticmethod
+    def batches(lengths: Sequence[int]) -> list[list[int]]:
         """Indices grouped shortest first, each group's padded size ≤ BATCH_TOKENS (or one text)."""
         order = sorted(range(len(lengths)), key=lengths.__getitem__)
         groups: list[list[int]] = []

@@ -69,7 +69,7 @@ def test_onnx_batches_cover_every_text_once_and_respect_the_token_budget() -> No
     from docbot.embed_onnx import BATCH_TOKENS, MAX_BATCH, OnnxMiniLM
 
     lengths = [3, 256, 40, 40, 41, 7, 256, 120, 1, 90] * 7
-    groups = OnnxMiniLM.batches(None, lengths)  # type: ignore[arg-type]  # uses no instance state
+    groups = OnnxMiniLM.batches(lengths)
     assert sorted(i for g in groups for i in g) == list(range(len(lengths)))
     for group in groups:
         padded = len(group) * max(lengths[i] for i in group)
@@ -133,3 +133,21 @@ def test_without_an_onnx_export_the_local_model_falls_back_to_sentence_transform
         vector = model.embed_query("hello")
     assert len(vector) == 384 and model.backend == "torch"
     assert "'onnx' package" in caplog.text
+
+
+@pytest.mark.slow
+def test_a_corrupt_cached_export_is_exported_again(monkeypatch: pytest.MonkeyPatch, tmp_path: object,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    from pathlib import Path
+
+    from docbot import embed_onnx
+
+    monkeypatch.setenv("DOCBOT_MODEL_CACHE", str(tmp_path))
+    model = LocalMiniLM(backend="onnx")
+    path = embed_onnx.onnx_path(Path(model._model_dir()))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"not an onnx model")  # e.g. a disk fault, or a file from another tool
+    with caplog.at_level("WARNING", logger="docbot.embed"):
+        vector = model.embed_query("session cookie")
+    assert model.backend == "onnx" and len(vector) == 384
+    assert "does not load" in caplog.text and path.stat().st_size > 1_000_000
