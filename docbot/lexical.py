@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -17,6 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import bm25s
+
+# bm25s sets its own logger to DEBUG when imported, which printed "DEBUG bm25s: Building index
+# from tokens" on every `docbot index`; it now follows docbot's level (the root logger's).
+logging.getLogger("bm25s").setLevel(logging.NOTSET)
 
 STOPWORDS = frozenset(
     "a an and are as at be by can do does for from has have how i if in into is it its me my of on or "

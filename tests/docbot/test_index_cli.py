@@ -50,3 +50,15 @@ def test_missing_anchor_map_names_crawl(crawled: list[str], capsys: pytest.Captu
     (tmp_path / "none.toml").write_text("")
     assert main([*crawled, "index", "--site", "nosuch"]) == 1
     assert "docbot crawl URL --site nosuch" in capsys.readouterr().err
+
+
+def test_building_bm25_prints_no_debug_lines_at_the_default_level() -> None:
+    """bm25s turns its own logger to DEBUG when imported; docbot's default level (WARNING) must win."""
+    import subprocess
+    import sys
+
+    code = ("import logging; logging.basicConfig(level=logging.WARNING)\n"
+            "from docbot.lexical import Lexical\n"
+            "Lexical.build(['a', 'b'], ['session cookie secure', 'templates jinja'], 'h')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "DEBUG" not in out.stderr, out.stderr
