@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import quote, urlsplit
 
 from crawlers.model import AnchorMap
@@ -89,6 +89,13 @@ class _Target:
     host: str = ""
 
 
+def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
+    """Store in a per-validator cache, emptied when it reaches CACHE_SIZE (memory stays bounded)."""
+    if len(cache) >= CACHE_SIZE:
+        cache.clear()
+    cache[key] = value
+
+
 def find_urls(text: str) -> list[str]:
     """Every bare http(s) URL in ``text`` (trailing sentence punctuation left out)."""
     return [m.group(0).rstrip(_TRAILING) for m in _BARE.finditer(text)]
@@ -145,9 +152,7 @@ class ReferenceValidator:
                 hit = self._check(url, site)
             except Exception as exc:  # noqa: BLE001 - never crash on hostile input; drop the link instead
                 hit = _Checked(LinkOutcome(url, None, "link_dropped", f"could not check URL ({type(exc).__name__})"))
-            if len(self._cache) >= CACHE_SIZE:
-                self._cache.clear()
-            self._cache[key] = hit
+            _remember(self._cache, key, hit)
         return hit
 
     def _index(self, site: str) -> SiteIndex:
@@ -212,9 +217,7 @@ class ReferenceValidator:
         target = self._targets.get(key)
         if target is None:
             target = self._resolve(page_part, site)
-            if len(self._targets) >= CACHE_SIZE:
-                self._targets.clear()
-            self._targets[key] = target
+            _remember(self._targets, key, target)
         return target
 
     def _resolve(self, page_part: str, site: str | None) -> _Target:
