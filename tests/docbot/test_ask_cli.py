@@ -29,7 +29,7 @@ def test_no_index_is_a_clear_error_status(capsys: pytest.CaptureFixture[str], tm
 @pytest.mark.slow
 def test_ask_on_a_real_site(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                             monkeypatch: pytest.MonkeyPatch) -> None:
-    from conftest import EVAL_ROOTS, serve_directory
+    from tests.conftest import EVAL_ROOTS, serve_directory
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)

@@ -7,74 +7,18 @@ Block Kit JSON that reaches the response_url or chat.postMessage.
 from __future__ import annotations
 
 import json
-import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-import pytest
-from ask_fakes import FakeIndex, make_chunks, make_map, make_validator
-from docbot.slack.fake import (
-    BOT_TOKEN,
-    BOT_USER,
-    SECRET,
-    FakeSlack,
-    action_body,
-    command_body,
-    event_body,
-    fake_slack,
-    signed_headers,
-)
+from docbot.slack.fake import BOT_USER, action_body, command_body, event_body, fake_slack
+from slack_bot import JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
 
-from docbot.pipeline import Pipeline
-from docbot.slack.app import DocbotSlack, SlackSettings, build_app, slack_to_text, web_client
+from docbot.slack.app import SlackSettings, slack_to_text
 from docbot.slack.blocks import ACTION_DOWN, ACTION_SHARE, ACTION_UP
-from docbot.slack.server import make_http_server
-from docbot.store import ReferenceLog
-
-FORM = "application/x-www-form-urlencoded"
-
-
-@dataclass
-class Bot:
-    url: str
-    slack: FakeSlack
-    store: ReferenceLog
-    bot: DocbotSlack
-
-    def post(self, body: str, content_type: str = FORM, **headers: str) -> httpx.Response:
-        sent = signed_headers(body, content_type)
-        sent.update(headers)
-        return httpx.post(self.url, content=body.encode("utf-8"), headers=sent, timeout=10)
-
-
-def start_bot(tmp_path: Path, slack: FakeSlack, settings: SlackSettings, asker: object | None = None) -> Iterator[Bot]:
-    pipeline = asker or Pipeline(FakeIndex(make_chunks()), {"demo": make_map()}, make_validator())
-    store = ReferenceLog(tmp_path / "docbot.sqlite")
-    bot = DocbotSlack(pipeline, store, settings)  # type: ignore[arg-type]
-    app = build_app(bot, web_client(BOT_TOKEN, slack.api_url), SECRET)
-    server = make_http_server(app, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield Bot(f"http://127.0.0.1:{server.server_port}/slack/events", slack, store, bot)
-    finally:
-        server.shutdown()
-        server.server_close()
-        bot.shutdown(wait=True)
-
-
-@pytest.fixture()
-def running(tmp_path: Path) -> Iterator[Bot]:
-    with fake_slack() as slack:
-        yield from start_bot(tmp_path, slack, SlackSettings())
-
 
 def test_slash_command_acks_at_once_then_posts_a_grouped_validated_answer(running: Bot) -> None:
     started = time.perf_counter()
-    resp = running.post(command_body("How do I limit the upload size? MAX_CONTENT_LENGTH", running.slack.response_url("c1")))
+    resp = running.post(command_body(UPLOAD_QUESTION, running.slack.response_url("c1")))
     ack_seconds = time.perf_counter() - started
     assert resp.status_code == 200 and ack_seconds < 3
     assert resp.json() == {"text": "Searching the docs…", "response_type": "ephemeral"}
@@ -94,7 +38,7 @@ def test_slash_command_acks_at_once_then_posts_a_grouped_validated_answer(runnin
 def test_empty_slash_command_gets_usage_and_no_answer(running: Bot) -> None:
     resp = running.post(command_body("   ", running.slack.response_url("empty")))
     assert resp.status_code == 200 and "/docs how do I set a cookie?" in resp.json()["text"]
-    time.sleep(0.3)
+    time.sleep(QUIET_S)
     assert running.slack.posts("empty") == []
 
 
@@ -135,7 +79,7 @@ def test_public_setting_posts_answers_in_channel(tmp_path: Path) -> None:
 def test_mention_reacts_answers_in_thread_and_follow_up_uses_the_thread(running: Bot) -> None:
     event = {"type": "app_mention", "user": "U0001", "text": f"<@{BOT_USER}> How do I limit the upload size?",
              "ts": "100.000100", "channel": "C0001"}
-    assert running.post(event_body(event, "Ev1"), "application/json").status_code == 200
+    assert running.post(event_body(event, "Ev1"), JSON).status_code == 200
     (post,) = running.slack.wait_for(lambda c: c.method == "chat.postMessage")
     assert post.body["thread_ts"] == "100.000100" and post.body["channel"] == "C0001"
     assert "uploading-files" in json.dumps(post.body["blocks"], ensure_ascii=False)
@@ -145,7 +89,7 @@ def test_mention_reacts_answers_in_thread_and_follow_up_uses_the_thread(running:
 
     follow = {"type": "app_mention", "user": "U0001", "text": f"<@{BOT_USER}> and what is the error code?",
               "ts": "100.000200", "thread_ts": "100.000100", "channel": "C0001"}
-    running.post(event_body(follow, "Ev2"), "application/json")
+    running.post(event_body(follow, "Ev2"), JSON)
     posts = running.slack.wait_for(lambda c: c.method == "chat.postMessage", count=2)
     assert posts[1].body["thread_ts"] == "100.000100"
     # the follow-up is read with the thread's earlier question: the upload section answers it again
@@ -156,13 +100,13 @@ def test_mention_reacts_answers_in_thread_and_follow_up_uses_the_thread(running:
 def test_direct_message_is_answered_and_bot_messages_are_ignored(running: Bot) -> None:
     own = {"type": "message", "channel_type": "im", "channel": "D0001", "user": BOT_USER, "bot_id": "B0001",
            "text": "an answer of mine", "ts": "5.1"}
-    running.post(event_body(own, "EvOwn"), "application/json")
+    running.post(event_body(own, "EvOwn"), JSON)
     dm = {"type": "message", "channel_type": "im", "channel": "D0001", "user": "U0001",
           "text": "How do sessions work?", "ts": "5.2"}
-    running.post(event_body(dm, "EvDm"), "application/json")
+    running.post(event_body(dm, "EvDm"), JSON)
     (post,) = running.slack.wait_for(lambda c: c.method == "chat.postMessage")
     assert post.body["channel"] == "D0001" and "sessions" in json.dumps(post.body["blocks"], ensure_ascii=False)
-    time.sleep(0.3)
+    time.sleep(QUIET_S)
     assert len(running.slack.matching(lambda c: c.method == "chat.postMessage")) == 1
 
 

@@ -13,34 +13,19 @@ import re
 import socket
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from docbot.slack.fake import BOT_USER, Call, FakeSlack, command_body, event_body, fake_slack, signed_headers
-from test_slack_app import Bot, start_bot
+from docbot.slack.fake import BOT_USER, Call, FakeSlack, command_body, event_body, signed_headers
+from slack_bot import JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
 
 from docbot.answer import Answer
 from docbot.slack.app import SlackSettings
 from docbot.store import ReferenceLog, StoredTurn
 
-JSON = "application/json"
-QUIET_S = 0.3
 REQUEST_ID = re.compile(r"request id `([0-9a-f]{8})`")
-UPLOAD_QUESTION = "How do I limit the upload size? MAX_CONTENT_LENGTH"
-
-
-@pytest.fixture()
-def slack() -> Iterator[FakeSlack]:
-    with fake_slack() as fake:
-        yield fake
-
-
-@pytest.fixture()
-def running(tmp_path: Path, slack: FakeSlack) -> Iterator[Bot]:
-    yield from start_bot(tmp_path, slack, SlackSettings())
 
 
 def mention(text: str, ts: str, event_id: str, thread_ts: str | None = None) -> str:
@@ -48,10 +33,6 @@ def mention(text: str, ts: str, event_id: str, thread_ts: str | None = None) -> 
     if thread_ts:
         event["thread_ts"] = thread_ts
     return event_body(event, event_id)
-
-
-def _post(bot: Bot, body: str, headers: dict[str, str]) -> httpx.Response:
-    return httpx.post(bot.url, content=body.encode("utf-8"), headers=headers, timeout=10)
 
 
 def blocks_text(call: Call) -> str:
@@ -164,7 +145,7 @@ def test_without_the_reference_log_answers_still_go_out_without_buttons(
     assert "uploading-files" in blocks_text(call) and not has_buttons(call)
 
     first = mention(UPLOAD_QUESTION, "800.1", "EvNoLog")
-    assert _post(running, first, signed_headers(first, JSON, timestamp=int(time.time()) - 30)).status_code == 200
+    assert running.post_as_is(first, signed_headers(first, JSON, timestamp=int(time.time()) - 30)).status_code == 200
     # Slack's retry is signed anew, so only the event id (remembered in memory now) shows it is a repeat
     assert running.post(first, JSON, **{"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"}
                         ).status_code == 200

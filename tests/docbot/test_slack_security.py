@@ -14,36 +14,17 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from ask_fakes import FakeIndex, make_chunks, make_map, make_validator
-from docbot.slack.fake import BOT_USER, Call, FakeSlack, command_body, event_body, fake_slack, signed_headers
-from test_slack_app import FORM, Bot, start_bot
+from docbot.slack.fake import BOT_USER, Call, FakeSlack, command_body, event_body, signed_headers
+from slack_bot import FORM, JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
 
 from docbot.generate import Passage
 from docbot.pipeline import Pipeline
 from docbot.slack.app import SlackSettings
 
-JSON = "application/json"
-QUIET_S = 0.3  # how long "nothing else happened" is given to happen
 INJECTION = "<!channel> <!here> <@U123> <#C123> @here @channel @everyone"
 EVIL_URL = "https://evil.example/phish"
-UPLOAD_QUESTION = "How do I limit the upload size? MAX_CONTENT_LENGTH"
-
-
-@pytest.fixture()
-def slack() -> Iterator[FakeSlack]:
-    with fake_slack() as fake:
-        yield fake
-
-
-@pytest.fixture()
-def running(tmp_path: Path, slack: FakeSlack) -> Iterator[Bot]:
-    yield from start_bot(tmp_path, slack, SlackSettings())
-
-
-def _post(bot: Bot, body: str, headers: dict[str, str]) -> httpx.Response:
-    return httpx.post(bot.url, content=body.encode("utf-8"), headers=headers, timeout=10)
 
 
 def _answers(slack: FakeSlack) -> list[Call]:
@@ -54,10 +35,10 @@ def _answers(slack: FakeSlack) -> list[Call]:
 
 def test_a_bad_signature_is_rejected_and_nothing_is_answered(running: Bot) -> None:
     body = command_body(UPLOAD_QUESTION, running.slack.response_url("forged"))
-    resp = _post(running, body, signed_headers(body, FORM, secret="not-the-secret"))
+    resp = running.post_as_is(body, signed_headers(body, FORM, secret="not-the-secret"))
     assert resp.status_code == 401
     unsigned = {"Content-Type": FORM}
-    assert _post(running, body, unsigned).status_code == 401
+    assert running.post_as_is(body, unsigned).status_code == 401
     time.sleep(QUIET_S)
     assert _answers(running.slack) == []
 
@@ -65,7 +46,7 @@ def test_a_bad_signature_is_rejected_and_nothing_is_answered(running: Bot) -> No
 def test_a_request_older_than_five_minutes_is_rejected(running: Bot) -> None:
     body = command_body(UPLOAD_QUESTION, running.slack.response_url("old"))
     stale = signed_headers(body, FORM, timestamp=int(time.time()) - 6 * 60)  # validly signed, but for then
-    assert _post(running, body, stale).status_code == 401
+    assert running.post_as_is(body, stale).status_code == 401
     time.sleep(QUIET_S)
     assert _answers(running.slack) == []
 
@@ -73,8 +54,8 @@ def test_a_request_older_than_five_minutes_is_rejected(running: Bot) -> None:
 def test_an_exact_replay_is_rejected_and_answered_once(running: Bot) -> None:
     body = command_body(UPLOAD_QUESTION, running.slack.response_url("once"))
     headers = signed_headers(body, FORM)
-    assert _post(running, body, headers).status_code == 200
-    assert _post(running, body, headers).status_code == 401
+    assert running.post_as_is(body, headers).status_code == 200
+    assert running.post_as_is(body, headers).status_code == 401
     running.slack.wait_for(lambda c: c.path == "/response/once")
     time.sleep(QUIET_S)
     assert len(running.slack.posts("once")) == 1
@@ -88,10 +69,10 @@ def test_a_slack_retry_of_an_event_is_acknowledged_but_not_answered_again(runnin
     now = int(time.time())
     # a retry signed in another second has a new signature: then the event id is what catches it
     first = signed_headers(body, JSON, timestamp=now - 30 if resigned else now)
-    assert _post(running, body, first).status_code == 200
+    assert running.post_as_is(body, first).status_code == 200
     retry = signed_headers(body, JSON, timestamp=now)
     retry.update({"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"})
-    assert _post(running, body, retry).status_code == 200
+    assert running.post_as_is(body, retry).status_code == 200
 
     running.slack.wait_for(lambda c: c.method == "chat.postMessage")
     time.sleep(QUIET_S)
