@@ -15,7 +15,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from crawlers.model import AnchorMap, Page
@@ -23,6 +23,8 @@ from crawlers.model import AnchorMap, Page
 PARAPHRASE_THRESHOLD = 0.55  # minimum similarity score for a paraphrased fragment
 MIN_PREFIX_MATCH = 4  # a token matches a longer one it is a prefix of ("cert" ~ "certificate")
 MAX_RENAME_CHAIN = 8
+K = TypeVar("K")
+V = TypeVar("V")
 MAX_CACHED_WORDS = 4096  # query words remembered per page index
 STOPWORDS = frozenset(
     "a an the and or of to in on for with as by at is are be how what why when do does your you it its "
@@ -47,6 +49,13 @@ class Match(NamedTuple):
     page: str
     fragment: str
     reason: str
+
+
+def remember(cache: dict[K, V], key: K, value: V, limit: int) -> None:
+    """Store in a memo that is emptied when it reaches ``limit`` entries, so its memory stays bounded."""
+    if len(cache) >= limit:
+        cache.clear()
+    cache[key] = value
 
 
 def is_generated(anchor: str) -> bool:
@@ -198,13 +207,12 @@ class PageIndex:
         """The vocabulary tokens ``q`` matches and the paraphrase candidates they select (cached per word)."""
         found = self._words.get(q)
         if found is None:
-            if len(self._words) >= MAX_CACHED_WORDS:
-                self._words.clear()
             matches = frozenset(_token_matches(q, self.vocab, self.ordered))
             own = frozenset().union(*[self.para_own.get(t, ()) for t in matches])
             ctx_tokens = _token_matches(q, self.ctx_vocab, self.ctx_ordered)
             ctx = frozenset().union(*[self.para_ctx.get(t, ()) for t in ctx_tokens])
-            found = self._words[q] = _QueryWord(matches, own, ctx, own | ctx)
+            found = _QueryWord(matches, own, ctx, own | ctx)
+            remember(self._words, q, found, MAX_CACHED_WORDS)
         return found
 
     def api_ids(self) -> dict[str, list[tuple[str, list[str]]]]:

@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 from urllib.parse import quote, urlsplit
 
 from crawlers.model import AnchorMap
 from crawlers.urls import join, normalize, split_fragment
 from docbot.answer import GROUP_ORDER, Group, LinkOutcome, Reference
 from docbot.grouping import group_references
-from docbot.repair import Match, SiteIndex, repair_on_page, repair_page, transplant
+from docbot.repair import Match, SiteIndex, remember, repair_on_page, repair_page, transplant
 
 CACHE_SIZE = 8192  # checked URLs remembered per validator
 MAX_URL_CHARS = 4096
@@ -89,13 +89,6 @@ class _Target:
     host: str = ""
 
 
-def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
-    """Store in a per-validator cache, emptied when it reaches CACHE_SIZE (memory stays bounded)."""
-    if len(cache) >= CACHE_SIZE:
-        cache.clear()
-    cache[key] = value
-
-
 def find_urls(text: str) -> list[str]:
     """Every bare http(s) URL in ``text`` (trailing sentence punctuation left out)."""
     return [m.group(0).rstrip(_TRAILING) for m in _BARE.finditer(text)]
@@ -152,7 +145,7 @@ class ReferenceValidator:
                 hit = self._check(url, site)
             except Exception as exc:  # noqa: BLE001 - never crash on hostile input; drop the link instead
                 hit = _Checked(LinkOutcome(url, None, "link_dropped", f"could not check URL ({type(exc).__name__})"))
-            _remember(self._cache, key, hit)
+            remember(self._cache, key, hit, CACHE_SIZE)
         return hit
 
     def _index(self, site: str) -> SiteIndex:
@@ -217,7 +210,7 @@ class ReferenceValidator:
         target = self._targets.get(key)
         if target is None:
             target = self._resolve(page_part, site)
-            _remember(self._targets, key, target)
+            remember(self._targets, key, target, CACHE_SIZE)
         return target
 
     def _resolve(self, page_part: str, site: str | None) -> _Target:
