@@ -101,13 +101,7 @@ def run(coro):  # small helper for tests of async code without a plugin
 @pytest.fixture(scope="session", autouse=True)
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The ONNX export of the local model goes to a per-run directory (inherited by subprocesses)."""
-    import os
-
     path = tmp_path_factory.mktemp("model-cache")
-    before = os.environ.get("DOCBOT_MODEL_CACHE")
-    os.environ["DOCBOT_MODEL_CACHE"] = str(path)
-    yield path
-    if before is None:
-        os.environ.pop("DOCBOT_MODEL_CACHE", None)
-    else:
-        os.environ["DOCBOT_MODEL_CACHE"] = before
+    with pytest.MonkeyPatch.context() as patch:  # session-wide; restored after the run
+        patch.setenv("DOCBOT_MODEL_CACHE", str(path))
+        yield path
