@@ -201,7 +201,7 @@ def _directory(url: str) -> str:
     head = url.partition("?")[0]
     scheme_end = head.find("//") + 2 if "//" in head else 0
     cut = head.rfind("/")
-    return head[: cut + 1] if cut >= scheme_end and head.find("/", scheme_end) != -1 else head + "/"
+    return head[: cut + 1] if cut >= scheme_end else head + "/"
 
 
 @functools.lru_cache(maxsize=65_536)

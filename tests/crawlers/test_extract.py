@@ -209,3 +209,15 @@ def test_extract_anchors_matches_extract_on_every_fixture() -> None:
     for path in sorted(FIXTURES.glob("*.html")):
         data = path.read_bytes()
         assert extract_anchors(data) == extract(data, URL).anchors, path.name
+
+
+@pytest.mark.parametrize("base", ["http://h/a/b.html", "http://h/a/b.html?x=1", "http://h", "http://h/a/",
+                                  "https://h:8000/x/y.html?q=/z/w", "http://h?x=/y"])
+def test_links_resolve_as_urljoin_does(base: str) -> None:
+    """Links are joined against the page's directory, shared across pages: the same result as urljoin."""
+    from urllib.parse import urljoin
+
+    hrefs = ["c.html", "../d.html", "/e", "//o/p", "http://x/y", "./", "..", "../../../a", "x?y=1", "?q=2",
+             "a;b", ".", "..//x", "#frag", "c.html#sec"]
+    html = "<html><body>" + "".join(f'<a href="{h}">l</a>' for h in hrefs) + "</body></html>"
+    assert list(extract(html, base).links) == list(dict.fromkeys(urljoin(base, h) for h in hrefs))
