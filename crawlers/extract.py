@@ -87,29 +87,40 @@ _EMPTY = Extracted(title="", anchors=frozenset(), sections=(), links=(), source_
 _local = threading.local()
 
 
-def _parser() -> etree.HTMLParser:
-    """One parser per thread (lxml parsers are not thread-safe); huge_tree off caps depth and size."""
-    parser = getattr(_local, "parser", None)
+def _parser(utf8: bool = False) -> etree.HTMLParser:
+    """One parser per thread (lxml parsers are not thread-safe); huge_tree off caps depth and size.
+
+    ``utf8``: the parser for bytes already checked to be UTF-8 (libxml2 then reads them as they are,
+    instead of converting a Python string back to UTF-8 first).
+    """
+    name = "utf8_parser" if utf8 else "parser"
+    parser = getattr(_local, name, None)
     if parser is None:
-        parser = etree.HTMLParser(remove_comments=True, remove_pis=True, no_network=True, huge_tree=False)
-        _local.parser = parser
+        parser = etree.HTMLParser(
+            remove_comments=True, remove_pis=True, no_network=True, huge_tree=False, encoding="utf-8" if utf8 else None
+        )
+        setattr(_local, name, parser)
     return parser
 
 
+def _encoding(html: bytes, encoding: str | None) -> str:
+    """The given encoding, else the BOM's, else ``<meta charset>``, else UTF-8."""
+    if encoding:
+        return encoding
+    if html.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    if html.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    m = _META_CHARSET.search(html[:4096])
+    return m.group(1).decode("ascii", "replace") if m else "utf-8"
+
+
 def _decode(html: bytes | str, encoding: str | None) -> str:
-    """Bytes → text: given encoding, else BOM, else ``<meta charset>``, else UTF-8; bad bytes replaced."""
+    """Bytes → text (see :func:`_encoding`); bad bytes replaced."""
     if isinstance(html, str):
         text = html
     else:
-        enc = encoding
-        if not enc:
-            if html.startswith(b"\xef\xbb\xbf"):
-                enc = "utf-8-sig"
-            elif html.startswith((b"\xff\xfe", b"\xfe\xff")):
-                enc = "utf-16"
-            else:
-                m = _META_CHARSET.search(html[:4096])
-                enc = m.group(1).decode("ascii", "replace") if m else "utf-8"
+        enc = _encoding(html, encoding)
         try:
             text = html.decode(enc)
         except LookupError:
@@ -122,14 +133,29 @@ def _decode(html: bytes | str, encoding: str | None) -> str:
 
 
 def _parse(html: bytes | str, encoding: str | None) -> etree._Element | None:
-    text = _decode(html, encoding)
+    text = None
+    if isinstance(html, bytes) and _utf8_as_is(html, encoding):
+        try:
+            text = html.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    as_is = text is not None  # libxml2 reads the bytes themselves, without a round trip through str
+    if text is None:
+        text = _decode(html, encoding)
     if not text.strip():
         return None
     try:
-        root = etree.fromstring(text, _parser())
+        root = etree.fromstring(html if as_is else text, _parser(utf8=as_is))
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         return None
     return root
+
+
+def _utf8_as_is(html: bytes, encoding: str | None) -> bool:
+    """Bytes said to be UTF-8 that :func:`_decode` would change no more than decoding them does."""
+    if _encoding(html, encoding).lower().replace("_", "-") not in ("utf-8", "utf8"):
+        return False
+    return b"\x00" not in html and html.lstrip()[:5] != b"<?xml"
 
 
 def _anchors(root: etree._Element) -> frozenset[str]:
@@ -284,8 +310,18 @@ def is_chrome(el: etree._Element) -> bool:
     if verdict == 1:
         return True
     if verdict == 2:
-        return tag == "a" and not "".join(el.itertext()).strip(PERMALINK_CHARS)
+        return tag == "a" and not has_text(el)
     return tag == "aside"
+
+
+def has_text(el: etree._Element) -> bool:
+    """Whether ``el`` holds any text besides permalink glyphs and spaces (stops at the first that counts)."""
+    return any(piece.strip(PERMALINK_CHARS) for piece in el.itertext())
+
+
+def text_of(el: etree._Element) -> str:
+    """All text inside ``el`` (its tail excluded), gathered by libxml2: ``"".join(el.itertext())``, faster."""
+    return etree.tostring(el, method="text", encoding=str, with_tail=False)
 
 
 def _body_chrome(main: etree._Element, in_body: bool) -> frozenset[etree._Element]:

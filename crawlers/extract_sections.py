@@ -24,7 +24,9 @@ from crawlers.extract import (
     PERMALINK_CHARS,
     RUSTDOC_ANCHOR,
     ExtractedSection,
+    has_text,
     is_chrome,
+    text_of,
     unquote_fragment,
 )
 
@@ -117,7 +119,7 @@ def _is_marker(el: etree._Element) -> bool:
     """An element that holds no text: a label span, an ``<a name>``, an empty div."""
     if el.tag in ("img", "svg", "iframe", "video", "pre", "table", "input"):
         return False
-    return not "".join(el.itertext()).strip(PERMALINK_CHARS)
+    return not has_text(el)
 
 
 def _marker_ids(el: etree._Element) -> list[str]:
@@ -312,13 +314,13 @@ def walk_sections(
             continue
         if action == _CODE:  # inline code: its highlighting spans carry no structure
             walker.skip_subtree()
-            cur.inline.append("".join(el.itertext()))
+            cur.inline.append(text_of(el))
             continue
         if action == _PRE:
             if cur.inline:
                 cur.flush()
             walker.skip_subtree()
-            code = "".join(el.itertext()).strip("\n").replace("\xa0", " ")
+            code = text_of(el).strip("\n").replace("\xa0", " ")
             if code.strip():
                 cur.add(f"```\n{code}\n```")
             continue
