@@ -48,8 +48,13 @@ CHROME_CLASSES = frozenset(
 ANCHOR_LINK_CLASSES = frozenset({"anchor", "anchor-link", "toc-anchor", "header-anchor"})
 BODY_CHROME_TAGS = frozenset({"header", "aside"})
 _MAIN_PRIORITY = ("role", "main", "main-content", "body", "article", "md-content", "content", "document")
-_ANCHOR_XPATH = etree.XPath("//@id | //a/@name")
-_HREF_XPATH = etree.XPath("//a/@href | //area/@href")
+_ANCHOR_XPATH = etree.XPath("//@id | //a/@name", smart_strings=False)  # plain str: no link back to the tree
+_HREF_XPATH = etree.XPath("//a/@href | //area/@href", smart_strings=False)
+_BASE_XPATH = etree.XPath("//base/@href", smart_strings=False)
+_CANONICAL_XPATH = etree.XPath(
+    "//link[@href and contains(concat(' ', translate(@rel, 'CANONICAL', 'canonical'), ' '), ' canonical ')]/@href",
+    smart_strings=False,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +164,9 @@ def _utf8_as_is(html: bytes, encoding: str | None) -> bool:
 
 
 def _anchors(root: etree._Element) -> frozenset[str]:
-    return frozenset(str(v) for v in _ANCHOR_XPATH(root) if v)
+    anchors = set(_ANCHOR_XPATH(root))
+    anchors.discard("")
+    return frozenset(anchors)
 
 
 def extract_anchors(html: bytes | str, encoding: str | None = None) -> frozenset[str]:
@@ -175,11 +182,11 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
         return _EMPTY
     anchors = _anchors(root)
     base = url
-    for href in root.xpath("//base/@href")[:1]:
+    for href in _BASE_XPATH(root)[:1]:
         base = urljoin(url, str(href).strip())
     links = _links(root, base)
     canonical = None
-    for href in root.xpath("//link[@href and contains(concat(' ', translate(@rel, 'CANONICAL', 'canonical'), ' '), ' canonical ')]/@href")[:1]:
+    for href in _CANONICAL_XPATH(root)[:1]:
         canonical = urljoin(base, str(href).strip())
     main, in_body = _main_region(root)
     html_title = clean_title(_text(root.find(".//title")))
@@ -193,16 +200,14 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
 
 
 def _links(root: etree._Element, base: str) -> tuple[str, ...]:
-    seen_raw: set[str] = set()
     seen: set[str] = set()
     out: list[str] = []
     base_page = base.partition("#")[0]
     base_dir = _directory(base_page)
-    for raw in _HREF_XPATH(root):
-        href = str(raw).strip()
-        if not href or href == "#" or href in seen_raw:
+    for raw in dict.fromkeys(_HREF_XPATH(root)):  # most pages repeat their links (sidebar, breadcrumbs, body)
+        href = raw.strip()
+        if not href or href == "#":
             continue
-        seen_raw.add(href)
         if href[:11].lower().startswith(SKIPPED_SCHEMES):
             continue
         page, sep, frag = href.partition("#")
