@@ -8,6 +8,11 @@ Sections come from ``crawlers.extract.extract`` over the installed HTML files
 ``--embedder local`` is the default local model (onnxruntime), ``local-torch``
 the same model on sentence-transformers, for comparison. Targets on 2 cores:
 ≥ 40 chunks/s with the local model, no-op re-index < 10 s, peak RSS < 2 GB.
+
+With the onnxruntime runner it also prints how close the embedding gets to
+this CPU's own limit: tokens embedded per second times the model's
+floating-point operations per token, beside the rate onnxruntime's matrix
+multiply reaches on the same cores with the model's largest layer shape.
 """
 
 from __future__ import annotations
@@ -51,6 +56,72 @@ def load_site(root: Path, max_pages: int) -> tuple[list[SectionText], AnchorMap]
         pages[url] = Page(url, title, "Other", anchors=tuple(sorted(anchors)))
         texts.extend(SectionText("python", url, a, t, lv, p, "Other", tx) for a, t, lv, p, tx in secs)
     return texts, AnchorMap("python", BASE, pages=pages)
+
+
+def flops_per_token(config: dict[str, int], tokens: float) -> float:
+    """Multiply-adds ×2 per token of a BERT encoder: the four attention projections, the feed-forward pair,
+    and attention scores and mixing over ``tokens`` positions."""
+    hidden, inner, layers = config["hidden_size"], config["intermediate_size"], config["num_hidden_layers"]
+    return 2.0 * layers * (4 * hidden * hidden + 2 * hidden * inner + 2 * tokens * hidden)
+
+
+def matmul_ceiling(hidden: int, inner: int, threads: int, seconds: float = 3.0) -> float:
+    """GFLOP/s of onnxruntime's MatMul on a (1024 × hidden) · (hidden × inner) product, one
+    single-threaded session per thread at once: the way :mod:`docbot.embed_onnx` runs the model."""
+    import threading
+
+    import numpy as np
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+
+    rows = 1024
+    weight = numpy_helper.from_array(np.random.default_rng(0).random((hidden, inner), dtype=np.float32), "W")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["X", "W"], ["Y"])], "matmul",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [rows, hidden])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [rows, inner])], [weight],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    x = np.random.default_rng(1).random((rows, hidden), dtype=np.float32)
+    counts = [0] * threads
+
+    def run(slot: int) -> None:
+        session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+        session.run(None, {"X": x})
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            session.run(None, {"X": x})
+            counts[slot] += 1
+
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
+    started = time.perf_counter()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return sum(counts) * 2.0 * rows * hidden * inner / (time.perf_counter() - started) / 1e9
+
+
+def efficiency(embedder: LocalMiniLM, texts: list[str], seconds: float) -> dict[str, float]:
+    """Tokens/s the index run reached, the GFLOP/s that is, and the MatMul ceiling beside it."""
+    runner = embedder._load_onnx()  # noqa: SLF001 - the benchmark looks inside on purpose
+    if runner is None:  # no export: sentence-transformers ran, and the figures below are about onnxruntime
+        return {}
+    config = json.loads((Path(embedder._model_dir()) / "config.json").read_text())  # noqa: SLF001
+    lengths = [len(e.ids) for e in runner.tokenizer.encode_batch(texts)]
+    tokens = sum(lengths)
+    mean = tokens / max(len(lengths), 1)
+    rate = tokens * flops_per_token(config, mean) / seconds / 1e9
+    ceiling = matmul_ceiling(config["hidden_size"], config["intermediate_size"], runner.workers)
+    return {
+        "tokens_mean": round(mean, 1),
+        "tokens_per_s": round(tokens / seconds),
+        "model_gflops": round(rate, 1),
+        "matmul_ceiling_gflops": round(ceiling, 1),
+        "share_of_ceiling": round(rate / ceiling, 2),
+    }
 
 
 def disk_size(path: Path) -> int:
@@ -100,6 +171,10 @@ def main() -> int:
         "load_seconds": round(load_s, 1),
         "embedder": embedder.name + (f" ({embedder.backend})" if isinstance(embedder, LocalMiniLM) else ""),
     }
+    if isinstance(embedder, LocalMiniLM) and embedder.backend == "onnx" and first.seconds:
+        from docbot.chunk import chunk_sections
+
+        figures.update(efficiency(embedder, [c.embed_text for c in chunk_sections(sections, amap)], first.seconds))
     print(json.dumps(figures, indent=1))
     return 0
 
