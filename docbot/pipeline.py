@@ -24,7 +24,7 @@ from docbot.gate import closest_topics, decide
 from docbot.generate import Generator, Passage, generator_from_env
 from docbot.lexical import tokenize
 from docbot.resolve import Resolver, Target
-from docbot.retrieve import Hit, Retriever, SearchIndex
+from docbot.retrieve import Hit, Retrieval, Retriever, SearchIndex
 from docbot.validate import ReferenceValidator, Source
 
 DEFAULT_K = 5  # sources handed to the generator
@@ -152,8 +152,6 @@ class Pipeline:
             return self._error(question, problem, started)
         mark = time.perf_counter()
         targets = self.resolver.resolve(question, sites)
-        explicit = [self._target_hit(t) for t in targets if t.strong]
-        weak = [self._target_hit(t) for t in targets if not t.strong]
         timings["resolve"] = (time.perf_counter() - mark) * 1000
 
         mark = time.perf_counter()
@@ -161,8 +159,17 @@ class Pipeline:
         if context and len(question.split()) < FOLLOW_UP_WORDS:
             query = f"{context[-1].question} {question}"
         boost = [r.url for turn in context for r in turn.references]
+        boost_keys = self._boost_keys(boost, sites)
+        retrieval = self.retriever.search(query, k=k, sites=sites, boost=boost_keys)
+        if len(sites) > 1:
+            chosen = self._choose_site(targets, retrieval)
+            if chosen is not None:
+                sites = [chosen]
+                targets = [t for t in targets if t.site == chosen]
+                retrieval = self.retriever.search(query, k=k, sites=sites, boost=boost_keys)
+        explicit = [self._target_hit(t) for t in targets if t.strong]
+        weak = [self._target_hit(t) for t in targets if not t.strong]
         page_only = next((t for t in targets if t.anchor is None), None)
-        retrieval = self.retriever.search(query, k=k, sites=sites, boost=self._boost_keys(boost, sites))
         hits = list(explicit)
         if page_only is not None:  # a pasted page whose fragment was unrecoverable: its best sections first
             within = self.retriever.search(query, k=2, sites=[page_only.site], within=page_only.url)
@@ -200,6 +207,20 @@ class Pipeline:
             answer=validated.answer, confidence=confidence, resolution=resolution, generator=generator_name,
             references=validated.references, groups=validated.groups, outcomes=validated.outcomes, timings_ms=timings,
         )
+
+    @staticmethod
+    def _choose_site(targets: Sequence[Target], retrieval: Retrieval) -> str | None:
+        """With several sites, the one to answer from: a pasted link's, else the best section's.
+
+        The rest of the pipeline then works as for one site, with that site's own rankings and word
+        statistics: BM25 scores of different sites' indexes are not comparable, the gate was calibrated
+        one site at a time, and an answer drawn from one documentation set stays coherent. A symbol
+        found in another site (``json.dumps`` beside ``flask.json.dumps``) does not choose the site.
+        """
+        pasted = next((t for t in targets if t.how == "url"), None)
+        if pasted is not None:
+            return pasted.site
+        return retrieval.hits[0].site if retrieval.hits else None
 
     def _boost_keys(self, urls: Sequence[str], sites: Sequence[str]) -> list[str]:
         """Deep URLs cited earlier, as chunk deep URLs of the indexed sites."""

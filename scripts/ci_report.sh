@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Reference-accuracy report in CI: serve the three eval doc sites on 127.0.0.1, crawl, index,
-# run `docbot report` on ../shared/eval/ with thresholds, write report/{report.md,json,html}.
+# run `docbot report` on ../shared/eval/ with thresholds, write report/{report.md,json,html}; then the
+# questions again across all sites at once (--all-sites), written to report/all-sites/.
 # Installs nothing: run scripts/install.sh first. Usage: scripts/ci_report.sh [extra `docbot report` args]
 # Env: EVAL_DIR (default ../shared/eval, else /work/shared/eval), REPORT_OUT (default report),
 #      MIN_LINK_VALIDITY MIN_HIT3 MIN_HIT1 MIN_REFUSAL MAX_FALSE_REFUSAL MIN_REPAIR (percentages).
@@ -24,6 +25,13 @@ MIN_HIT1="${MIN_HIT1:-77}"
 MIN_REFUSAL="${MIN_REFUSAL:-87.5}"
 MAX_FALSE_REFUSAL="${MAX_FALSE_REFUSAL:-5}"
 MIN_REPAIR="${MIN_REPAIR:-97}"
+# The same questions asked across all three sites at once (--all-sites), as the Slack bot does when
+# no site is set; measured 2026-11-23: hit@3 87.7 % (50/57), hit@1 77.2 % (44/57), out-of-scope refused
+# 7 of 8 (the eighth, per-IP rate limiting asked of Flask, is answered from DRF's throttling docs),
+# 0 false refusals. The same one-question slack.
+MIN_ALL_HIT3="${MIN_ALL_HIT3:-85}"
+MIN_ALL_HIT1="${MIN_ALL_HIT1:-75}"
+MIN_ALL_REFUSAL="${MIN_ALL_REFUSAL:-75}"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/docbot-report.XXXXXX")
 SERVER=""
@@ -70,5 +78,12 @@ $DOCBOT report \
   --min-link-validity "$MIN_LINK_VALIDITY" --min-hit3 "$MIN_HIT3" --min-hit1 "$MIN_HIT1" \
   --min-refusal "$MIN_REFUSAL" --max-false-refusal "$MAX_FALSE_REFUSAL" --min-repair "$MIN_REPAIR" \
   "$@" || status=$?
-echo "ci_report: report in $OUT/ (report.md, report.json, report.html); total $(( $(date +%s) - start ))s; exit $status"
+$DOCBOT report --all-sites \
+  --questions "$EVAL_DIR/dev_questions.jsonl" \
+  --out "$OUT/all-sites" \
+  --min-link-validity "$MIN_LINK_VALIDITY" --min-hit3 "$MIN_ALL_HIT3" --min-hit1 "$MIN_ALL_HIT1" \
+  --min-refusal "$MIN_ALL_REFUSAL" --max-false-refusal "$MAX_FALSE_REFUSAL" \
+  "$@" | sed -n '1,13p' || status=$?  # the headline table; sed reads to the end, so no SIGPIPE
+echo "ci_report: report in $OUT/ (report.md, report.json, report.html; all-sites/ for the questions asked" \
+  "across all sites); total $(( $(date +%s) - start ))s; exit $status"
 exit $status

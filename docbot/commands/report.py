@@ -36,6 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--min-refusal", type=float, help="minimum %% of out-of-scope questions refused")
     p.add_argument("--max-false-refusal", type=float, help="maximum %% of in-scope questions refused")
     p.add_argument("--min-repair", type=float, help="minimum link-repair accuracy %%")
+    p.add_argument(
+        "--all-sites", action="store_true",
+        help="ask every question across all indexed sites instead of its own, as the Slack bot does with no site set",
+    )
     p.add_argument("--json", action="store_true", help="print the JSON report instead of Markdown")
     p.set_defaults(func=run)
 
@@ -90,7 +94,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     )
     pipeline = Pipeline.from_settings(settings)
     validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts) if cases else None
-    data = build_report(pipeline, questions, base_urls, thresholds, validator, cases, progress=_progress)
+    data = build_report(pipeline, questions, base_urls, thresholds, validator, cases, progress=_progress,
+                        all_sites=args.all_sites)
     markdown = write_outputs(data, Path(args.out))
     print(render_json(data) if args.json else markdown, end="")
     for failure in data.failures:

@@ -42,10 +42,15 @@ class ReportData:
     questions: tuple[QuestionResult, ...]
     cases: tuple[CaseResult, ...] = ()
     duration_s: float = 0.0
+    all_sites: bool = False  # questions asked without their site, across every indexed site
 
     @property
     def passed(self) -> bool:
         return not self.failures
+
+
+ALL_SITES_NOTE = ("Every question was asked across all indexed sites, without naming its own, "
+                  "as the Slack bot does when no site is set.")
 
 
 def fmt(value: float | None, unit: str = "%") -> str:
@@ -101,6 +106,7 @@ def render_json(data: ReportData) -> str:
         "thresholds": data.thresholds.to_json(),
         "metrics": data.metrics.to_json(),
         "duration_s": round(data.duration_s, 1),
+        "all_sites": data.all_sites,
         "questions": [question_json(r) for r in data.questions],
         "cases": [case_json(c) for c in data.cases],
     }
@@ -116,7 +122,8 @@ def render_markdown(data: ReportData) -> str:
         f"{m.questions} questions ({m.in_scope} in scope, {m.out_of_scope} out of scope), "
         f"{m.links} links checked live ({m.valid_links} valid), {m.cases} link-repair cases"
         + (f", {data.duration_s:.0f} s" if data.duration_s else "")
-        + ".",
+        + "."
+        + (f" {ALL_SITES_NOTE}" if data.all_sites else ""),
         "",
         "| metric | value | threshold |",
         "|---|---:|---|",
@@ -209,6 +216,7 @@ def render_html(data: ReportData) -> str:
     )
     below = "".join(f"<li>{e(f)}</li>" for f in data.failures)
     cats = "".join(f"<tr><td>{e(c)}</td><td>{e(fmt(v))}</td></tr>" for c, v in sorted(m.repair_by_category.items()))
+    mode = " " + e(ALL_SITES_NOTE) if data.all_sites else ""
     lat = "".join(
         f"<tr><td>{e(s)}</td><td>{e(fmt(d['p50'], ' ms'))}</td><td>{e(fmt(d['p95'], ' ms'))}</td></tr>"
         for s, d in m.latency_ms.items()
@@ -236,7 +244,7 @@ td,th{{border:1px solid #ccc;padding:4px 8px;vertical-align:top;text-align:left}
 .passed{{color:#15803d}}.failed{{color:#dc2626}}</style></head><body>
 <h1>docbot reference-accuracy report — <span class="{verdict}">{verdict}</span></h1>
 <p>{m.questions} questions ({m.in_scope} in scope, {m.out_of_scope} out of scope), {m.links} links checked live
-({m.valid_links} valid), {m.cases} link-repair cases, {data.duration_s:.0f} s.</p>
+({m.valid_links} valid), {m.cases} link-repair cases, {data.duration_s:.0f} s.{mode}</p>
 {render_svg(m, data.thresholds)}
 <ul class="failed">{below}</ul>
 <table><tr><th>metric</th><th>value</th><th>threshold</th></tr>{rows}</table>

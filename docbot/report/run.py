@@ -83,13 +83,16 @@ def site_base(base_urls: Mapping[str, str], site: str) -> str:
 
 
 def ask_all(
-    pipeline: AsksQuestions, questions: Sequence[Question], progress: Progress = _no_progress
+    pipeline: AsksQuestions, questions: Sequence[Question], progress: Progress = _no_progress, all_sites: bool = False
 ) -> list[Any]:
-    """Answers in question order; a crash in one question becomes an ``error`` answer, not a crashed report."""
+    """Answers in question order; a crash in one question becomes an ``error`` answer, not a crashed report.
+
+    ``all_sites``: ask without the question's site, so the pipeline chooses among every indexed site.
+    """
     answers = []
     for q in progress(questions, len(questions), "questions"):
         try:
-            answers.append(pipeline.ask(q.question, site=q.site))
+            answers.append(pipeline.ask(q.question, site=None if all_sites else q.site))
         except Exception as exc:  # noqa: BLE001 - one broken question must not hide the other figures
             answers.append(_Failed(f"{type(exc).__name__}: {exc}"))
     return answers
@@ -152,12 +155,13 @@ def build_report(
     cases: Sequence[RepairCase] = (),
     client: httpx.AsyncClient | None = None,
     progress: Progress = _no_progress,
+    all_sites: bool = False,
 ) -> ReportData:
     """Ask, check live, replay cases, score, and compare with the thresholds."""
     started = time.perf_counter()
     for site in {q.site for q in questions} | {c.site for c in cases}:
         site_base(base_urls, site)  # fail before the slow part
-    answers = ask_all(pipeline, questions, progress)
+    answers = ask_all(pipeline, questions, progress, all_sites)
     results = score_answers(questions, answers, base_urls, client)
     case_results = run_cases(validator, cases, base_urls) if validator is not None and cases else []
     metrics = compute_metrics(results, case_results)
@@ -168,4 +172,5 @@ def build_report(
         questions=tuple(results),
         cases=tuple(case_results),
         duration_s=time.perf_counter() - started,
+        all_sites=all_sites,
     )

@@ -1,4 +1,7 @@
-"""Fakes for the answer-pipeline tests: a tiny in-memory index over a two-page site and its anchor map."""
+"""Fakes for the answer-pipeline tests: a tiny in-memory index over a two-page site and its anchor map.
+
+``OTHER_SECTIONS`` (at ``OTHER_BASE``) is a second, one-page site for asking across sites.
+"""
 
 from __future__ import annotations
 
@@ -29,25 +32,35 @@ SECTIONS = [
 ]
 
 
-def make_map(site: str = "demo") -> AnchorMap:
+OTHER_BASE = "http://other.test/"
+OTHER_SECTIONS = [
+    ("throttling.html", "rate-limits", "Rate limits", ("Throttling", "Rate limits"), "heading", "Guides",
+     "Throttles limit how many requests a client may make, for example 10 per minute for each client IP address."),
+    ("throttling.html", "anonymous-clients", "Anonymous clients", ("Throttling", "Anonymous clients"), "heading",
+     "Guides", "Clients that are not logged in are throttled by the IP address they connect from."),
+]
+
+
+def make_map(site: str = "demo", base: str = BASE, sections: Sequence[tuple] = tuple(SECTIONS)) -> AnchorMap:
     pages: dict[str, Page] = {}
-    for page in ("api.html", "guide.html"):
-        rows = [s for s in SECTIONS if s[0] == page]
-        url = BASE + page
+    for page in dict.fromkeys(s[0] for s in sections):
+        rows = [s for s in sections if s[0] == page]
+        url = base + page
         title = rows[0][3][0]
         pages[url] = Page(
             url=url, title=title, source_type=rows[0][5],
             anchors=tuple(r[1] for r in rows) + ("top",),
             sections=tuple(Section(r[1], r[2], len(r[3]), r[3], r[4]) for r in rows),
         )
-    return AnchorMap(site=site, base_url=BASE, pages=pages)
+    return AnchorMap(site=site, base_url=base, pages=pages)
 
 
-def make_chunks(site: str = "demo") -> list[Chunk]:
+def make_chunks(site: str = "demo", base: str = BASE, sections: Sequence[tuple] = tuple(SECTIONS)) -> list[Chunk]:
     out = []
-    for i, (page, anchor, title, path, kind, stype, text) in enumerate(SECTIONS):
-        url = BASE + page
-        out.append(Chunk(f"c{i}", site, url, anchor, f"{url}#{anchor}", title, path, len(path), stype, text,
+    for i, (page, anchor, title, path, kind, stype, text) in enumerate(sections):
+        url = base + page
+        chunk_id = f"c{i}" if site == "demo" else f"{site}-c{i}"
+        out.append(Chunk(chunk_id, site, url, anchor, f"{url}#{anchor}", title, path, len(path), stype, text,
                          content_hash(text), 0, kind))
     return out
 

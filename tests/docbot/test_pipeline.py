@@ -2,10 +2,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ask_fakes import FakeIndex, make_chunks, make_map, make_validator
+from ask_fakes import OTHER_BASE, OTHER_SECTIONS, FakeIndex, make_chunks, make_map, make_validator
 
 from docbot.answer import Reference
 from docbot.pipeline import MAX_QUESTION_CHARS, Pipeline, clean_question
+from docbot.validate import ReferenceValidator
 
 
 def pipeline() -> Pipeline:
@@ -68,3 +69,30 @@ def test_follow_up_favours_sections_cited_before() -> None:
 def test_clean_question_truncates_and_strips_controls() -> None:
     text, problem = clean_question("a\x07b " + "x" * 5000)
     assert problem is None and text.startswith("a b") and len(text) == MAX_QUESTION_CHARS
+
+
+def two_sites() -> Pipeline:
+    maps = {"demo": make_map(), "other": make_map("other", OTHER_BASE, OTHER_SECTIONS)}
+    index = FakeIndex([*make_chunks(), *make_chunks("other", OTHER_BASE, OTHER_SECTIONS)])
+    return Pipeline(index, maps, ReferenceValidator(maps))
+
+
+def test_across_sites_an_answer_comes_from_the_site_with_the_best_section() -> None:
+    p = two_sites()
+    throttling = p.ask("How many requests may each client IP address make per minute?")
+    assert throttling.status == "answered"
+    assert throttling.references[0].url == OTHER_BASE + "throttling.html#rate-limits"
+    assert {r.site for r in throttling.references} == {"other"}
+    uploads = p.ask("How do I limit the upload size? MAX_CONTENT_LENGTH")
+    assert uploads.references[0].url == "http://docs.test/guide.html#uploading-files"
+    assert {r.site for r in uploads.references} == {"demo"}
+
+
+def test_across_sites_a_pasted_link_chooses_its_site() -> None:
+    answer = two_sites().ask("Is http://docs.test/guide.html#sessions about how many requests a client may make?")
+    assert answer.references[0].url == "http://docs.test/guide.html#sessions"
+    assert {r.site for r in answer.references} == {"demo"}
+
+
+def test_across_sites_a_question_no_site_covers_is_not_covered() -> None:
+    assert two_sites().ask("kubernetes helm chart ingress zzz").status == "not_covered"

@@ -136,3 +136,24 @@ def test_outputs_written_and_appended_to_job_summary(site: str, tmp_path: Path, 
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["report.html", "report.json", "report.md"]
     assert summary.read_text(encoding="utf-8") == "earlier step\n" + markdown
     assert "passed" in markdown
+
+
+class SiteRecorder(FakePipeline):
+    def __init__(self, base: str) -> None:
+        super().__init__(base)
+        self.sites: list[str | None] = []
+
+    def ask(self, question: str, site: str | None = None) -> FakeAnswer:
+        self.sites.append(site)
+        return super().ask(question, site)
+
+
+def test_all_sites_asks_without_the_question_s_site_and_says_so(site: str) -> None:
+    questions = [Question("s-1", "s", "semantic", "How do I install it?", gold=("guide/#install",))]
+    per_site, anywhere = SiteRecorder(site), SiteRecorder(site)
+    build_report(per_site, questions, {"s": site}, Thresholds())
+    data = build_report(anywhere, questions, {"s": site}, Thresholds(), all_sites=True)
+    assert per_site.sites == ["s"] and anywhere.sites == [None]
+    assert data.metrics.hit1 == 100.0
+    assert "across all indexed sites" in render_markdown(data) and "across all indexed sites" in render_html(data)
+    assert json.loads(render_json(data))["all_sites"] is True
