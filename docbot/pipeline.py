@@ -162,7 +162,7 @@ class Pipeline:
         boost_keys = self._boost_keys(boost, sites)
         retrieval = self.retriever.search(query, k=k, sites=sites, boost=boost_keys)
         if len(sites) > 1:
-            chosen = self._choose_site(targets, retrieval)
+            chosen = self._choose_site(question, targets, retrieval)
             if chosen is not None:
                 sites = [chosen]
                 targets = [t for t in targets if t.site == chosen]
@@ -209,17 +209,21 @@ class Pipeline:
         )
 
     @staticmethod
-    def _choose_site(targets: Sequence[Target], retrieval: Retrieval) -> str | None:
-        """With several sites, the one to answer from: a pasted link's, else the best section's.
+    def _choose_site(question: str, targets: Sequence[Target], retrieval: Retrieval) -> str | None:
+        """With several sites, the one to answer from: that of a pasted link or of an API name written out
+        in full (``flask.Flask.route``), else that of the best section.
 
         The rest of the pipeline then works as for one site, with that site's own rankings and word
         statistics: BM25 scores of different sites' indexes are not comparable, the gate was calibrated
-        one site at a time, and an answer drawn from one documentation set stays coherent. A symbol
-        found in another site (``json.dumps`` beside ``flask.json.dumps``) does not choose the site.
+        one site at a time, and an answer drawn from one documentation set stays coherent. A name that
+        only ends another site's symbol (``json.dumps`` in ``flask.json.dumps``) does not choose.
         """
-        pasted = next((t for t in targets if t.how == "url"), None)
-        if pasted is not None:
-            return pasted.site
+        for target in targets:
+            if target.how == "url":
+                return target.site
+        for target in targets:
+            if target.how == "symbol" and target.anchor and "." in target.anchor and target.anchor in question:
+                return target.site
         return retrieval.hits[0].site if retrieval.hits else None
 
     def _boost_keys(self, urls: Sequence[str], sites: Sequence[str]) -> list[str]:

@@ -94,5 +94,14 @@ def test_across_sites_a_pasted_link_chooses_its_site() -> None:
     assert {r.site for r in answer.references} == {"demo"}
 
 
+def test_across_sites_an_api_name_written_in_full_chooses_its_site() -> None:
+    question = "Does app.App.set_cookie limit how many requests each client IP address may make per minute?"
+    answer = two_sites().ask(question)
+    assert answer.references[0].url == "http://docs.test/api.html#app.App.set_cookie"
+    assert {r.site for r in answer.references} == {"demo"}
+    partial = two_sites().ask("Does App.set_cookie limit how many requests each client IP address may make per minute?")
+    assert partial.references[0].url == OTHER_BASE + "throttling.html#rate-limits"
+
+
 def test_across_sites_a_question_no_site_covers_is_not_covered() -> None:
     assert two_sites().ask("kubernetes helm chart ingress zzz").status == "not_covered"
