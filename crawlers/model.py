@@ -195,6 +195,9 @@ class AnchorMap:
 
     def canonical(self, url: str) -> str | None:
         """The canonical page URL for ``url`` or any of its aliases, or ``None``."""
+        found = self._alias_index.get(url)  # already in normal form (normalize is idempotent): no parsing
+        if found is not None:
+            return found
         page_url, _ = split_fragment(url)
         try:
             key = normalize(page_url)

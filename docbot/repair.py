@@ -445,10 +445,8 @@ def _page_candidates(url: str, base_url: str) -> Iterator[tuple[str, str]]:
 
 def repair_page(site: SiteIndex, url: str) -> tuple[str, str] | None:
     """(canonical page, reason) for a URL whose page is not in the map, when one real page is obvious."""
-    aliases = site.amap._alias_index
     for candidate, reason in _page_candidates(url, site.amap.base_url):
-        # A candidate spelled exactly like a map key is already normalised (normalize is idempotent).
-        canonical = aliases.get(candidate) or site.amap.canonical(candidate)
+        canonical = site.amap.canonical(candidate)
         if canonical:
             return canonical, reason
     canonical = site.path_lower(url)

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from crawlers.urls import in_scope, normalize, page_variants, scope_prefix, split_fragment
 
@@ -49,3 +51,27 @@ def test_scope_is_origin_and_directory_with_globs() -> None:
 
 def test_page_variants_cover_directory_form() -> None:
     assert page_variants("http://h/a/") == ["http://h/a/index.html", "http://h/a/"]
+
+
+_SEGMENT = st.text(alphabet="aZ09-._~%25 é/+:@!$&'()*,;=", max_size=12)
+_QUERY = st.lists(st.tuples(st.text(alphabet="aZ9_-+ %é", min_size=1, max_size=6),
+                            st.text(alphabet="aZ9_-+ %é=&", max_size=6)), max_size=3)
+
+
+@settings(max_examples=400, deadline=None)
+@given(scheme=st.sampled_from(["http", "HTTPS"]), host=st.sampled_from(["Docs.example.org", "127.0.0.1", "[::1]"]),
+       port=st.sampled_from(["", ":80", ":443", ":8000"]), segments=st.lists(_SEGMENT, max_size=4),
+       query=_QUERY, fragment=st.text(max_size=5))
+def test_normalize_is_idempotent(scheme: str, host: str, port: str, segments: list[str],
+                                 query: list[tuple[str, str]], fragment: str) -> None:
+    # AnchorMap.canonical looks a URL up as it is before normalising it: that is only right if a
+    # normal form normalises to itself.
+    url = f"{scheme}://{host}{port}/" + "/".join(segments)
+    if query:
+        url += "?" + "&".join(f"{k}={v}" for k, v in query)
+    url += "#" + fragment
+    try:
+        once = normalize(url)
+    except ValueError:
+        return
+    assert normalize(once) == once
