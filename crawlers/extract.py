@@ -139,11 +139,13 @@ def _decode(html: bytes | str, encoding: str | None) -> str:
 
 def _parse(html: bytes | str, encoding: str | None) -> etree._Element | None:
     text = None
-    if isinstance(html, bytes) and _utf8_as_is(html, encoding):
-        try:
-            text = html.decode("utf-8")
-        except UnicodeDecodeError:
-            pass
+    if isinstance(html, bytes):
+        encoding = _encoding(html, encoding)  # looked for once; _decode takes it as given
+        if _utf8_as_is(html, encoding):
+            try:
+                text = html.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
     as_is = text is not None  # libxml2 reads the bytes themselves, without a round trip through str
     if text is None:
         text = _decode(html, encoding)
@@ -156,9 +158,10 @@ def _parse(html: bytes | str, encoding: str | None) -> etree._Element | None:
     return root
 
 
-def _utf8_as_is(html: bytes, encoding: str | None) -> bool:
-    """Bytes said to be UTF-8 that :func:`_decode` would change no more than decoding them does."""
-    if _encoding(html, encoding).lower().replace("_", "-") not in ("utf-8", "utf8"):
+def _utf8_as_is(html: bytes, encoding: str) -> bool:
+    """Bytes in ``encoding`` (see :func:`_encoding`) that :func:`_decode` would change no more than
+    decoding them as UTF-8 does."""
+    if encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
         return False
     return b"\x00" not in html and html.lstrip()[:5] != b"<?xml"
 
