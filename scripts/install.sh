@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Real documentation sites used by the quickstart, the integration tests and the report.
-DOC_PACKAGES="python-flask-doc python-requests-doc python-djangorestframework-doc python3.11-doc"
+DOC_PACKAGES="python-flask-doc python-requests-doc python-djangorestframework-doc python-sqlalchemy-doc git-doc python3.11-doc"
 if [[ "${1:-}" != "--no-docs" ]]; then
   missing=""
   for pkg in $DOC_PACKAGES; do dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"; done
