@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reference-accuracy report in CI: serve the three eval doc sites on 127.0.0.1, crawl, index,
+# Reference-accuracy report in CI: serve the five eval doc sites on 127.0.0.1, crawl, index,
 # run `docbot report` on ../shared/eval/ with thresholds, write report/{report.md,json,html}; then the
 # questions again across all sites at once (--all-sites), written to report/all-sites/.
 # Installs nothing: run scripts/install.sh first. Usage: scripts/ci_report.sh [extra `docbot report` args]
@@ -44,7 +44,9 @@ trap cleanup EXIT
 $PY scripts/serve_docs.py \
   --site flask=/usr/share/doc/python-flask-doc/html \
   --site requests=/usr/share/doc/python-requests-doc/html \
-  --site drf=/usr/share/doc/python3-djangorestframework/html >"$WORK/servers.json" &
+  --site drf=/usr/share/doc/python3-djangorestframework/html \
+  --site sqlalchemy=/usr/share/doc/python-sqlalchemy-doc/html \
+  --site git=/usr/share/doc/git-doc >"$WORK/servers.json" &
 SERVER=$!
 for _ in $(seq 100); do [[ -s $WORK/servers.json ]] && break; sleep 0.1; done
 [[ -s $WORK/servers.json ]] || { echo "ci_report: doc servers did not start" >&2; exit 1; }
@@ -62,7 +64,7 @@ with open(f"{work}/docbot.toml", "w") as fh:
 PYEOF
 export DOCBOT_CONFIG="$WORK/docbot.toml" DOCBOT_DATA_DIR="$WORK/data" DOCBOT_ANCHOR_MAPS="$WORK/anchor_maps"
 
-for site in flask requests drf; do
+for site in flask requests drf sqlalchemy git; do
   url=$($PY -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$WORK/servers.json" "$site")
   t=$(date +%s)
   $DOCBOT crawl "$url" --site "$site" >/dev/null
