@@ -114,13 +114,21 @@ def targets(question: Question, base_url: str) -> frozenset[str]:
 
 
 def is_hit(result: QuestionResult, k: int) -> bool:
-    """A gold or accepted section is among the first ``k`` links."""
+    """The question was answered and a gold or accepted section is among its first ``k`` links.
+
+    A refusal ("not covered", with the closest topics as links) is a miss even when a topic is right:
+    the person asking got no answer.
+    """
+    if result.status == NOT_COVERED:
+        return False
     want = targets(result.question, result.base_url)
     return any(normalize_link(u, result.base_url) in want for u in result.links[:k])
 
 
 def is_page_hit(result: QuestionResult, k: int) -> bool:
-    """A page of a gold or accepted section is among the first ``k`` links."""
+    """The question was answered and a page of a gold or accepted section is among its first ``k`` links."""
+    if result.status == NOT_COVERED:
+        return False
     want = {link.partition("#")[0] for link in targets(result.question, result.base_url)}
     return any(page_of(u, result.base_url) in want for u in result.links[:k])
 
