@@ -125,19 +125,27 @@ class WordNet:
                     break
 
     def synonyms(self, word: str) -> frozenset[str]:
-        """Single-word synonyms of ``word`` in its most frequent senses (any part of speech), and for verbs
-        the words of the senses' direct hypernyms (a more general verb: ``delete`` → ``remove``)."""
+        """Single-word synonyms of ``word`` in its most frequent senses (any part of speech), and, for a word
+        used mostly as a verb, the words of its senses' direct hypernyms (a more general verb: ``delete`` →
+        ``remove``; a noun such as ``space`` keeps to its synonyms)."""
         out: set[str] = set()
-        for pos, line in self._lemmas(word):
+        lemmas = list(self._lemmas(word))
+        tagged = {pos: int(line.split()[-self._senses(line) - 1]) for pos, line in lemmas}
+        verbal = tagged.get("verb", -1) >= max(tagged.values(), default=0)
+        for pos, line in lemmas:
             fields = line.split()
-            senses = int(fields[2])
+            senses = self._senses(line)
             for offset in fields[len(fields) - senses:][:MAX_SENSES]:
                 words, hypernyms = self._synset(pos, offset)
                 out.update(words)
-                for target in hypernyms:
+                for target in hypernyms if verbal else ():
                     out.update(self._synset(pos, target)[0])
         out.discard(word)
         return frozenset(w for w in out if w.isalpha())
+
+    @staticmethod
+    def _senses(line: bytes) -> int:
+        return int(line.split()[2])
 
 
 @functools.lru_cache(maxsize=1)

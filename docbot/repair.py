@@ -300,7 +300,7 @@ def paraphrase(index: PageIndex, fragment: str) -> Match | None:
     if len(scored) > 1 and scored[1][0] >= best[0] - 1e-9 and scored[1][2].anchor != best[2].anchor:
         return None  # two sections fit equally well: do not guess
     sec = best[2]
-    return Match(index.url, sec.anchor, f"paraphrase of heading '{sec.title}' (score {best[0]:.2f})")
+    return Match(index.url, sec.anchor, f'paraphrase of heading "{sec.title}" (score {best[0]:.2f})')
 
 
 @dataclass(slots=True)
