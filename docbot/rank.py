@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from crawlers.model import Page
 from docbot.lexicon import API_ID, CAMEL, WORD, stem, synonym_stems
 
-# Calibrated leave-one-site-out on the dev repair cases (see tests/docbot/test_rank.py for the behaviour).
+# Calibrated leave-one-site-out on the dev repair cases: scripts/calibrate_repair.py.
 RANK_MIN_SCORE = 0.55
 RANK_MARGIN = 0.12
 PREFIX_BONUS = 0.15  # the heading's id is a proper prefix of the fragment's words
@@ -189,8 +189,10 @@ def _match(q: _Word, h: _Word) -> tuple[float, str]:
     return 0.0, ""
 
 
-def decide(ranked: Ranked | None, min_score: float = RANK_MIN_SCORE, margin: float = RANK_MARGIN) -> Ranked | None:
-    """``ranked`` when it is good enough and clearly ahead of the runner-up."""
+def decide(ranked: Ranked | None, min_score: float | None = None, margin: float | None = None) -> Ranked | None:
+    """``ranked`` when it is good enough and clearly ahead of the runner-up (module limits by default)."""
+    min_score = RANK_MIN_SCORE if min_score is None else min_score
+    margin = RANK_MARGIN if margin is None else margin
     if ranked is None or ranked.score < min_score or ranked.score - ranked.second < margin:
         return None
     return ranked

@@ -43,6 +43,8 @@ def validator() -> ReferenceValidator:
         page("authors-a.html", "Blame", sec("blame", "Blame"), sec("_mapping_authors", "Mapping authors", "Blame")),
         page("authors-b.html", "Shortlog", sec("shortlog", "Shortlog"), sec("_mapping_authors", "Mapping authors", "Shortlog")),
         page("log.html", "Log", sec("log", "Log"), sec("_options", "Options", "Log")),
+        page("dates.html", "Dates", sec("dates", "Dates"), sec("date-format", "Date Format", "Dates"),
+             sec("time-zones", "Time Zones", "Dates")),
     ]
     return ReferenceValidator({"docs": AnchorMap(site="docs", base_url=BASE, pages={p.url: p for p in pages})})
 
@@ -55,6 +57,7 @@ def validator() -> ReferenceValidator:
          "RECOVERING FROM UPSTREAM REBASE"),
         ("cookies.html#deleting-cookies", "cookies.html#removing-cookies", "Removing Cookies"),  # a synonym
         ("patterns.html#application-factories-pattern", "patterns.html#application-factories", "Application Factories"),
+        ("dates.html#date-syntax", "dates.html#date-format", "Date Format"),  # documentation words WordNet lacks
     ],
 )
 def test_a_paraphrased_fragment_is_rewritten_to_the_heading_it_means(
@@ -90,3 +93,4 @@ def test_wordnet_gives_synonyms_and_snowball_the_stems() -> None:
     assert stem("remove") in synonym_stems("delete")
     assert stem("mistake") in synonym_stems("error")
     assert synonym_stems("cookies") == synonym_stems("cookie")
+    assert stem("format") in synonym_stems("syntax") and stem("directory") in synonym_stems("folder")
