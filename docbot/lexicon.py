@@ -33,8 +33,14 @@ _DETACH = {
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")  # camelCase parts of a word
 API_ID = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")  # dotted API object ids
+_GENERATED = re.compile(r"^(?:id|index|toc|footnote|fn|ref|sec|section)[-_]?[\d.\-]+$|^[0-9a-f]{10,}$", re.I)
 _MARKER = re.compile(r"\([a-z]+\)$")  # syntactic markers: "returning(a)"
 _STEMMER = snowballstemmer.stemmer("english")
+
+
+def is_generated(anchor: str) -> bool:
+    """True for ids a generator made up (``id1``, ``id-1.9.3``, hashes) rather than heading or API ids."""
+    return bool(_GENERATED.match(anchor))
 
 
 @functools.lru_cache(maxsize=65536)

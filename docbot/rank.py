@@ -19,11 +19,12 @@ import math
 from dataclasses import dataclass
 
 from crawlers.model import Page
-from docbot.lexicon import API_ID, CAMEL, WORD, stem, synonym_stems
+from docbot.lexicon import API_ID, CAMEL, WORD, is_generated, stem, synonym_stems
 
 # Calibrated leave-one-site-out on the dev repair cases: scripts/calibrate_repair.py.
 RANK_MIN_SCORE = 0.55
-RANK_MARGIN = 0.12
+RANK_MARGIN = 0.16
+FAMILY_WINDOW = 0.05  # a section and its subsection this close in score fit equally well: take the section
 PREFIX_BONUS = 0.15  # the heading's id is a proper prefix of the fragment's words
 SAME, COMPOUND, PREFIX, SYNONYM, CONTEXT = 1.0, 1.0, 0.8, 0.6, 0.3
 MIN_PREFIX = 4  # shortest stem that may match as a prefix of a longer one
@@ -50,7 +51,7 @@ class _Word:
 def _content(ws: list[str]) -> list[_Word]:
     seen: dict[str, _Word] = {}
     for w in ws:
-        if w not in QUERY_STOPWORDS and (w.isalpha() or len(w) > 1):
+        if w not in QUERY_STOPWORDS:
             seen.setdefault(stem(w), _Word(w, stem(w)))
     return list(seen.values())
 
@@ -60,7 +61,8 @@ class _Heading:
     anchor: str
     title: str
     words: tuple[_Word, ...]  # content words of the title, page words left out
-    anchor_stems: tuple[str, ...]  # the id's words, in order (stopwords out)
+    anchor_stems: tuple[str, ...]  # the id's words, in order (stopwords out, repeats kept)
+    id_words: frozenset[str]  # stems of the id's words the title lacks (label ids often carry them)
     joined: frozenset[str]  # adjacent title words run together ("select" + "in")
     context: frozenset[str]  # stems of the parents' headings
     path: tuple[str, ...]  # titles from the page's top down to this heading
@@ -100,8 +102,12 @@ class PageRanker:
                 continue  # the page's own title: landing there is the same as dropping the fragment
             joined = frozenset(a + b for a, b in zip(title_words, title_words[1:]))
             context = frozenset(stem(w) for p in s.path[:-1] for w in words(p)) - self.page_stems
-            anchor_stems = tuple(w.stem for w in _content(words(s.anchor)))
-            headings.append(_Heading(s.anchor, s.title, own, anchor_stems, joined, context, tuple(s.path)))
+            anchor_words = words(s.anchor)
+            id_words = frozenset() if is_generated(s.anchor) else frozenset(
+                stem(w) for w in anchor_words if (len(w) >= 3 or w.isdigit()) and w not in QUERY_STOPWORDS
+            ) - self.page_stems - {w.stem for w in own}
+            headings.append(_Heading(s.anchor, s.title, own, _sequence(anchor_words), id_words, joined, context,
+                                     tuple(s.path)))
         self.headings = headings
         df: dict[str, int] = {}
         for h in headings:
@@ -123,7 +129,10 @@ class PageRanker:
             return None
         weights = [self._weight(w.stem) for w in query]
         total = sum(weights)
-        fragment_stems = tuple(w.stem for w in all_words)
+        fragment_stems = _sequence(words(fragment))
+        prefixes = [len(h.anchor_stems) if 2 <= len(h.anchor_stems) < len(fragment_stems)
+                    and fragment_stems[: len(h.anchor_stems)] == h.anchor_stems else 0 for h in self.headings]
+        longest = max(prefixes, default=0)  # only the longest id that prefixes the fragment is evidence
         scored: list[tuple[float, int, str]] = []
         for i, h in enumerate(self.headings):
             covered = 0.0
@@ -137,6 +146,8 @@ class PageRanker:
                         best_for_heading[k] = m
                     if m > best:
                         best, why = m, how
+                if best < SAME and q.stem in h.id_words:
+                    best, why = SAME, f"{q.raw} (in the id)"
                 if best < COMPOUND and q.raw in h.joined:
                     best, why = COMPOUND, f"{q.raw}~compound"
                 if best < CONTEXT and q.stem in h.context:
@@ -149,9 +160,10 @@ class PageRanker:
                     best_for_heading[k] = COMPOUND
             if not hits:
                 continue
-            score = 0.5 * covered / total + 0.5 * sum(best_for_heading) / len(h.words)
-            n = len(h.anchor_stems)
-            if 2 <= n < len(fragment_stems) and fragment_stems[:n] == h.anchor_stems:
+            id_hits = sum(q.stem in h.id_words for q in query)  # the id's own words count as heading words too
+            precision = (sum(best_for_heading) + id_hits) / (len(h.words) + len(h.id_words))
+            score = 0.5 * covered / total + 0.5 * precision
+            if longest and prefixes[i] == longest:
                 score += PREFIX_BONUS
                 hits.append("id is a prefix of the fragment")
             scored.append((score, i, ", ".join(hits)))
@@ -160,9 +172,9 @@ class PageRanker:
         scored.sort(key=lambda x: (-x[0], x[1]))
         best_score, i, why = scored[0]
         h = self.headings[i]
-        # A section and its subsections are one candidate: when several of them score within the margin, land
-        # on the outermost (it holds the others); the runner-up is the best section outside that family.
-        family = [(sc, j, w) for sc, j, w in scored if _related(h, self.headings[j]) and best_score - sc < RANK_MARGIN]
+        # A section and its subsections are one candidate: when several of them score about the same, land on
+        # the outermost (it holds the others); the runner-up is the best section outside that family.
+        family = [(sc, j, w) for sc, j, w in scored if _related(h, self.headings[j]) and best_score - sc < FAMILY_WINDOW]
         outer = min(family, key=lambda x: (len(self.headings[x[1]].path), -x[0]))
         if outer[1] != i:
             _, i, why = outer
@@ -175,6 +187,11 @@ def _related(a: _Heading, b: _Heading) -> bool:
     """One heading is the other or sits under it."""
     n = min(len(a.path), len(b.path))
     return a.anchor == b.anchor or (n > 0 and a.path[:n] == b.path[:n])
+
+
+def _sequence(ws: list[str]) -> tuple[str, ...]:
+    """Stems of the content words in order, repeats kept (``change-1.1.12`` → change, 1, 1, 12)."""
+    return tuple(stem(w) for w in ws if w not in QUERY_STOPWORDS)
 
 
 def _match(q: _Word, h: _Word) -> tuple[float, str]:

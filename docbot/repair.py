@@ -22,6 +22,7 @@ from crawlers.model import AnchorMap, Page
 from docbot.lexicon import API_ID as _API_ID
 from docbot.lexicon import CAMEL as _CAMEL
 from docbot.lexicon import WORD as _WORD
+from docbot.lexicon import is_generated
 from docbot.rank import PageRanker, decide
 
 PARAPHRASE_THRESHOLD = 0.55  # minimum similarity score for a paraphrased fragment
@@ -35,7 +36,6 @@ STOPWORDS = frozenset(
     "a an the and or of to in on for with as by at is are be how what why when do does your you it its "
     "this that from into via".split()
 )
-_GENERATED = re.compile(r"^(?:id|index|toc|footnote|fn|ref|sec|section)[-_]?[\d.\-]+$|^[0-9a-f]{10,}$", re.I)
 _DUPLICATE_SUFFIX = re.compile(r".[_-]\d+$")
 _NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
 _UNDERSCORES = re.compile(r"_+")
@@ -58,11 +58,6 @@ def remember(cache: dict[K, V], key: K, value: V, limit: int) -> None:
     if len(cache) >= limit:
         cache.clear()
     cache[key] = value
-
-
-def is_generated(anchor: str) -> bool:
-    """True for ids a generator made up (``id1``, ``id-1.9.3``, hashes) rather than heading or API ids."""
-    return bool(_GENERATED.match(anchor))
 
 
 def compact(text: str) -> str:

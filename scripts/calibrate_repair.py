@@ -53,6 +53,18 @@ def by(key: str, outcomes: Outcomes, cases: list[RepairCase]) -> str:
     return ", ".join("{} {}/{}".format(g, *total(outcomes, [c for c in cases if getattr(c, key) == g])[::2]) for g in groups)
 
 
+def fit(grid: dict[tuple[float, float], Outcomes], cases: list[RepairCase]) -> tuple[float, float]:
+    """The limits with the most right cases (a wrong rewrite costs WRONG_COST), the medoid among equals."""
+
+    def utility(key: tuple[float, float]) -> int:
+        right, wrong, _ = total(grid[key], cases)
+        return right - WRONG_COST * wrong
+
+    top = max(utility(k) for k in grid)
+    tied = [k for k in grid if utility(k) == top]
+    return min(tied, key=lambda k: sum(abs(k[0] - o[0]) + abs(k[1] - o[1]) for o in tied))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--anchor-maps", required=True)
@@ -70,19 +82,14 @@ def main() -> int:
         train = [c for c in cases if c.site != site]
         test = [c for c in cases if c.site == site]
 
-        def utility(key: tuple[float, float]) -> int:
-            right, wrong, _ = total(grid[key], train)
-            return right - WRONG_COST * wrong
-
-        top = max(utility(k) for k in grid)
-        tied = [k for k in grid if utility(k) == top]
-        best = min(tied, key=lambda k: sum(abs(k[0] - o[0]) + abs(k[1] - o[1]) for o in tied))
+        best = fit(grid, train)
         held.update({c.id: grid[best][c.id] for c in test})
         tr, tw, tn = total(grid[best], train)
         hr, hw, hn = total(grid[best], test)
         print(f"| {site} | {best[0]:.3f} | {best[1]:.2f} | {tr}/{tn} ({tw}) | {hr}/{hn} ({hw}) |")
     r, w, n = total(held, cases)
     print(f"\nheld-out: {r}/{n} right, {w} wrong rewrites\n  by category: {by('category', held, cases)}")
+    print("limits fitted on all sites: min score {:.3f}, margin {:.2f}".format(*fit(grid, cases)))
     now = replay(maps, cases, *current)
     r, w, n = total(now, cases)
     print(f"in-sample, current limits (min score {current[0]}, margin {current[1]}): {r}/{n} right, {w} wrong rewrites")
