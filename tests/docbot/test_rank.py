@@ -94,3 +94,18 @@ def test_wordnet_gives_synonyms_and_snowball_the_stems() -> None:
     assert stem("mistake") in synonym_stems("error")
     assert synonym_stems("cookies") == synonym_stems("cookie")
     assert stem("format") in synonym_stems("syntax") and stem("directory") in synonym_stems("folder")
+
+
+def test_without_the_wordnet_package_only_the_documentation_synonyms_remain(monkeypatch: pytest.MonkeyPatch) -> None:
+    from docbot import lexicon
+
+    monkeypatch.setattr(lexicon, "_wordnet_dir", lambda: None)
+    for cached in (lexicon.wordnet, lexicon.synonym_stems):
+        cached.cache_clear()
+    try:
+        assert lexicon.wordnet() is None
+        assert stem("remove") in synonym_stems("delete")  # the documentation list
+        assert stem("erase") not in synonym_stems("delete")  # WordNet's
+    finally:
+        for cached in (lexicon.wordnet, lexicon.synonym_stems):
+            cached.cache_clear()
