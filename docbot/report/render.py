@@ -163,6 +163,7 @@ def render_markdown(data: ReportData) -> str:
         lines += ["", "### Link repair by category", "", "| category | accuracy |", "|---|---:|"]
         for cat, value in sorted(m.repair_by_category.items()):
             lines.append(f"| {_md_cell(cat)} | {fmt(value)} |")
+        lines += ["", f"Wrong rewrites (a link rewritten to the wrong target; worse than a drop): **{m.wrong_rewrites}**"]
     if m.latency_ms:
         lines += ["", "### Latency per stage", "", "| stage | p50 | p95 |", "|---|---:|---:|"]
         for stage, d in m.latency_ms.items():
@@ -272,6 +273,7 @@ td,th{{border:1px solid #ccc;padding:4px 8px;vertical-align:top;text-align:left}
 <table><tr><th>metric</th><th>in sample</th><th>held out</th><th>threshold</th></tr>{rows}</table>
 <p>{e(HELD_OUT_NOTE) if held is not None else ""}</p>
 <h2>Link repair by category</h2><table><tr><th>category</th><th>accuracy</th></tr>{cats}</table>
+<p>Wrong rewrites (a link rewritten to the wrong target; worse than a drop): <b>{m.wrong_rewrites}</b></p>
 <h2>Latency per stage</h2><table><tr><th>stage</th><th>p50</th><th>p95</th></tr>{lat}</table>
 <h2>Question failures</h2>
 <table><tr><th>id</th><th>question</th><th>status</th><th>cited links</th><th>gold</th><th>why</th></tr>{qfail}</table>

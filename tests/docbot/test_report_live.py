@@ -111,10 +111,12 @@ def test_report_with_fake_pipeline_and_real_server(site: str) -> None:
     assert (m.links, m.valid_links) == (4, 3)
     assert m.hit3 == 50.0 and m.hit1 == 50.0 and m.refusal == 100.0
     assert m.repair_by_category == {"case": 100.0, "nonexistent_fragment": 0.0}
+    assert m.wrong_rewrites == 0
     assert not data.passed and len(data.failures) == 2
 
     md = render_markdown(data)
     assert "failed" in md and "| Link validity (live) | 75.0% | ≥ 100% |" in md
+    assert "Wrong rewrites (a link rewritten to the wrong target; worse than a drop): **0**" in md
     assert "api.html#pkg.Thing.gone" in md and "<it>" not in md  # question text escaped
     page = render_html(data)
     assert "<svg" in page and "&lt;it&gt;" in page and "<it>" not in page
