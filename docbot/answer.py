@@ -78,6 +78,7 @@ class Answer:
     outcomes: tuple[LinkOutcome, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
     error: str | None = None
+    signals: tuple[float, ...] = ()  # what confidence was computed from (docbot.confidence.SIGNALS); not in JSON
 
     def validation_json(self) -> dict[str, Any]:
         kept = sum(1 for o in self.outcomes if o.action == "kept")

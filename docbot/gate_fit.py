@@ -34,12 +34,13 @@ class Example:
     in_scope: bool
 
 
-def _logistic(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
-    """Weights and bias of a class-balanced, L2-penalised logistic regression (Newton's method)."""
+def logistic(x: np.ndarray, y: np.ndarray, balanced: bool = True) -> tuple[np.ndarray, float]:
+    """Weights and bias of an L2-penalised logistic regression (Newton's method), classes weighted equally
+    when ``balanced`` (else every example weighs one, so probabilities match frequencies)."""
     n, d = x.shape
     pos = max(int(y.sum()), 1)
     neg = max(n - int(y.sum()), 1)
-    sw = np.where(y > 0, n / (2 * pos), n / (2 * neg))
+    sw = np.where(y > 0, n / (2 * pos), n / (2 * neg)) if balanced else np.ones(n)
     a = np.hstack([np.ones((n, 1)), x])
     w = np.zeros(d + 1)
     penalty = np.diag([0.0] + [L2] * d)
@@ -73,7 +74,7 @@ def fit(examples: Sequence[Example], meta: Mapping[str, Any] | None = None) -> G
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale < 1e-9] = 1.0
-    weights, bias = _logistic((x - mean) / scale, y)
+    weights, bias = logistic((x - mean) / scale, y)
     model = GateModel(tuple(map(float, weights)), bias, tuple(map(float, mean)), tuple(map(float, scale)), 0.0)
     scores = [model.score(e.scaled) for e in examples]
     cut = threshold([s for s, e in zip(scores, examples) if e.in_scope],
@@ -89,4 +90,4 @@ def leave_one_site_out(examples: Sequence[Example]) -> dict[str, GateModel]:
             for site in sorted({e.site for e in examples})}
 
 
-__all__ = ["FEATURES", "Example", "fit", "leave_one_site_out", "threshold"]
+__all__ = ["FEATURES", "Example", "fit", "leave_one_site_out", "logistic", "threshold"]

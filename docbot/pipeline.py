@@ -18,6 +18,7 @@ from crawlers.errors import CrawlerError
 from crawlers.model import AnchorMap, map_path
 from docbot.answer import Answer, Reference
 from docbot.config import Settings
+from docbot.confidence import Calibrator, signals
 from docbot.errors import DocbotError, GenerationError
 from docbot.extractive import ExtractiveGenerator
 from docbot.gate import PROBES, Evidence, GateModel, closest_topics, decide, evidence
@@ -70,6 +71,7 @@ class Pipeline:
         k: int = DEFAULT_K,
         extractive: Generator | None = None,
         gate: GateModel | None = None,
+        calibrator: Calibrator | None = None,
     ) -> None:
         self.index = index
         self.maps = dict(maps)
@@ -81,6 +83,7 @@ class Pipeline:
         self.resolver = Resolver(self.maps, validator)
         self._df: dict[str, tuple[dict[str, int], int]] = {}
         self.gate = gate or GateModel.load()
+        self.calibrator = calibrator or Calibrator.load()
         self._baselines: dict[str, Evidence] = {}
 
     @classmethod
@@ -207,12 +210,15 @@ class Pipeline:
         freq, docs = self._doc_freq(sites)
         gate_site = sites[0] if len(sites) == 1 else (retrieval.hits[0].site if retrieval.hits else sites[0])
         decision = decide(query, retrieval, freq, docs, self.baseline(gate_site), self.gate)
-        if explicit or (weak and hits and hits[0].deep_url == weak[0].deep_url):
-            resolution, confidence = "explicit", max(decision.confidence, 0.9)
+        is_explicit = bool(explicit or (weak and hits and hits[0].deep_url == weak[0].deep_url))
+        evidence_of = signals(decision.relevance, is_explicit, [h.score for h in retrieval.hits])
+        confidence = self.calibrator.probability(evidence_of)
+        if is_explicit:
+            resolution = "explicit"
         elif decision.answer:
-            resolution, confidence = "semantic", decision.confidence
+            resolution = "semantic"
         else:
-            return self._not_covered(question, retrieval.hits, decision.confidence, timings, started)
+            return self._not_covered(question, retrieval.hits, confidence, timings, started, evidence_of)
 
         sources = [self._source(i, h) for i, h in enumerate(hits, start=1)]
         passages = [Passage(i, h.title, h.path, h.text, h.context) for i, h in enumerate(hits, start=1)]
@@ -228,6 +234,7 @@ class Pipeline:
             question=question, status="answered" if validated.references else "not_covered",
             answer=validated.answer, confidence=confidence, resolution=resolution, generator=generator_name,
             references=validated.references, groups=validated.groups, outcomes=validated.outcomes, timings_ms=timings,
+            signals=evidence_of,
         )
 
     @staticmethod
@@ -272,7 +279,8 @@ class Pipeline:
         return Source(n, hit.deep_url, hit.title, hit.path, hit.source_type, hit.site, _snippet(hit.text or hit.context))
 
     def _not_covered(
-        self, question: str, hits: Sequence[Hit], confidence: float, timings: dict[str, float], started: float
+        self, question: str, hits: Sequence[Hit], confidence: float, timings: dict[str, float], started: float,
+        evidence_of: tuple[float, ...] = (),
     ) -> Answer:
         topics = closest_topics(hits)
         sources = [self._source(i, h) for i, h in enumerate(topics, start=1)]
@@ -288,5 +296,5 @@ class Pipeline:
         return Answer(
             question=question, status="not_covered", answer=validated.answer, confidence=confidence,
             resolution="none", generator="extractive", references=validated.references,
-            groups=validated.groups, outcomes=validated.outcomes, timings_ms=timings,
+            groups=validated.groups, outcomes=validated.outcomes, timings_ms=timings, signals=evidence_of,
         )

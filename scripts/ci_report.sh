@@ -4,7 +4,7 @@
 # questions again across all sites at once (--all-sites), written to report/all-sites/.
 # Installs nothing: run scripts/install.sh first. Usage: scripts/ci_report.sh [extra `docbot report` args]
 # Env: EVAL_DIR (default ../shared/eval, else /work/shared/eval), REPORT_OUT (default report),
-#      MIN_LINK_VALIDITY MIN_HIT3 MIN_HIT1 MIN_REFUSAL MAX_FALSE_REFUSAL MIN_REPAIR (percentages).
+#      MIN_LINK_VALIDITY MIN_HIT3 MIN_HIT1 MIN_REFUSAL MAX_FALSE_REFUSAL MIN_REPAIR (percentages), MAX_ECE (0-1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -15,23 +15,27 @@ DOCBOT=.venv/bin/docbot
 EVAL_DIR="${EVAL_DIR:-../shared/eval}"
 [[ -d $EVAL_DIR ]] || EVAL_DIR=/work/shared/eval
 OUT="${REPORT_OUT:-report}"
-# Thresholds sit just under the measured values (2026-11-23, all-MiniLM-L6-v2, extractive):
-# hit@3 93.0 % (53/57), hit@1 78.9 % (45/57), out-of-scope refused 100 % (8/8), false
-# refusals 0 %, link repair 100 % (45/45). Each leaves room for one question or case to
-# flip (CPU float differences can reorder near-ties); link validity stays at 100 %.
+# Thresholds sit just under the measured values (2026-11-25, five sites, all-MiniLM-L6-v2, extractive;
+# a refused question counts as a miss). Every question figure must hold both in sample and held out
+# (each site's questions answered by a gate fitted on the other four sites); the held-out figures are
+# the lower ones: hit@3 84.0 % (79/94; in sample 85.1), hit@1 71.3 % (67/94), out-of-scope refused
+# 84.6 % (11/13; in sample 12/13), answerable refused 2.1 % (2/94; in sample 1/94), confidence
+# calibration error 0.05 (in sample 0.02). Link repair 97.4 % (76/78). Each leaves room for one
+# question or case to flip (CPU float differences can reorder near-ties); link validity stays at 100 %.
 MIN_LINK_VALIDITY="${MIN_LINK_VALIDITY:-100}"
-MIN_HIT3="${MIN_HIT3:-91}"
-MIN_HIT1="${MIN_HIT1:-77}"
-MIN_REFUSAL="${MIN_REFUSAL:-87.5}"
-MAX_FALSE_REFUSAL="${MAX_FALSE_REFUSAL:-5}"
-MIN_REPAIR="${MIN_REPAIR:-97}"
-# The same questions asked across all three sites at once (--all-sites), as the Slack bot does when
-# no site is set; measured 2026-11-23: hit@3 87.7 % (50/57), hit@1 77.2 % (44/57), out-of-scope refused
-# 7 of 8 (the eighth, per-IP rate limiting asked of Flask, is answered from DRF's throttling docs),
-# 0 false refusals. The same one-question slack.
-MIN_ALL_HIT3="${MIN_ALL_HIT3:-85}"
-MIN_ALL_HIT1="${MIN_ALL_HIT1:-75}"
-MIN_ALL_REFUSAL="${MIN_ALL_REFUSAL:-75}"
+MIN_HIT3="${MIN_HIT3:-83}"
+MIN_HIT1="${MIN_HIT1:-70}"
+MIN_REFUSAL="${MIN_REFUSAL:-76}"
+MAX_FALSE_REFUSAL="${MAX_FALSE_REFUSAL:-3.5}"
+MIN_REPAIR="${MIN_REPAIR:-96}"
+MAX_ECE="${MAX_ECE:-0.1}"
+# The same questions asked across all five sites at once (--all-sites), as the Slack bot does when
+# no site is set; measured 2026-11-25: hit@3 83.0 %, hit@1 71.3 %, out-of-scope refused 9 of 13 (the
+# others are answered from another indexed site that does cover them: Alembic from SQLAlchemy's docs,
+# per-IP throttling from DRF's), answerable refused 2.1 %. The same one-question slack.
+MIN_ALL_HIT3="${MIN_ALL_HIT3:-82}"
+MIN_ALL_HIT1="${MIN_ALL_HIT1:-70}"
+MIN_ALL_REFUSAL="${MIN_ALL_REFUSAL:-61}"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/docbot-report.XXXXXX")
 SERVER=""
@@ -79,7 +83,7 @@ $DOCBOT report \
   --out "$OUT" \
   --min-link-validity "$MIN_LINK_VALIDITY" --min-hit3 "$MIN_HIT3" --min-hit1 "$MIN_HIT1" \
   --min-refusal "$MIN_REFUSAL" --max-false-refusal "$MAX_FALSE_REFUSAL" --min-repair "$MIN_REPAIR" \
-  "$@" || status=$?
+  --max-ece "$MAX_ECE" "$@" || status=$?
 $DOCBOT report --all-sites \
   --questions "$EVAL_DIR/dev_questions.jsonl" \
   --out "$OUT/all-sites" \

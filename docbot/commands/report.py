@@ -36,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--min-refusal", type=float, help="minimum %% of out-of-scope questions refused")
     p.add_argument("--max-false-refusal", type=float, help="maximum %% of in-scope questions refused")
     p.add_argument("--min-repair", type=float, help="minimum link-repair accuracy %%")
+    p.add_argument("--max-ece", type=float,
+                   help="maximum expected calibration error of confidence, 0-1 (held out when measured)")
     p.add_argument(
         "--all-sites", action="store_true",
         help="ask every question across all indexed sites instead of its own, as the Slack bot does with no site set",
@@ -95,6 +97,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         refusal=args.min_refusal,
         false_refusal=args.max_false_refusal,
         repair=args.min_repair,
+        ece=args.max_ece,
     )
     pipeline = Pipeline.from_settings(settings)
     validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts) if cases else None

@@ -274,6 +274,7 @@ class Thresholds:
     refusal: float | None = None
     false_refusal: float | None = None  # maximum
     repair: float | None = None
+    ece: float | None = None  # maximum expected calibration error of confidence (0-1), held out when measured
 
     def to_json(self) -> dict[str, float | None]:
         return {k: getattr(self, k) for k in self.__slots__}

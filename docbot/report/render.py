@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from docbot.report.calibration import Calibration
 from docbot.report.metrics import (
     CaseResult,
     Metrics,
@@ -44,6 +45,7 @@ class ReportData:
     duration_s: float = 0.0
     all_sites: bool = False  # questions asked without their site, across every indexed site
     held_out: Metrics | None = None  # the same questions, each site's answered by a gate fitted without it
+    calibration: Calibration | None = None  # reliability of ``confidence``
 
     @property
     def passed(self) -> bool:
@@ -113,6 +115,7 @@ def render_json(data: ReportData) -> str:
         "duration_s": round(data.duration_s, 1),
         "all_sites": data.all_sites,
         "held_out_metrics": data.held_out.to_json() if data.held_out else None,
+        "calibration": data.calibration.to_json() if data.calibration else None,
         "questions": [question_json(r) for r in data.questions],
         "cases": [case_json(c) for c in data.cases],
     }
@@ -159,6 +162,7 @@ def render_markdown(data: ReportData) -> str:
         for site, d in held.by_site.items():
             lines.append(f"| {_md_cell(site)} | {fmt(d['hit1'])} | {fmt(d['hit3'])} | {fmt(d['refusal'])} | "
                          f"{fmt(d['false_refusal'])} |")
+    lines += calibration_markdown(data.calibration)
     if m.repair_by_category:
         lines += ["", "### Link repair by category", "", "| category | accuracy |", "|---|---:|"]
         for cat, value in sorted(m.repair_by_category.items()):
@@ -192,6 +196,31 @@ def render_markdown(data: ReportData) -> str:
                 )
         lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
+
+
+def calibration_markdown(cal: Calibration | None) -> list[str]:
+    """The reliability table: per confidence bucket, how often the primary reference was right."""
+    if cal is None or not any(b.answers for b in cal.in_sample):
+        return []
+    held = bool(cal.held_out)
+    lines = ["", "### Confidence: how often the primary reference was right", "",
+             "| confidence | answers | mean confidence | primary right |"
+             + (" held-out answers | held-out mean | held-out right |" if held else ""),
+             "|---|---:|---:|---:|" + ("---:|---:|---:|" if held else "")]
+    for i, b in enumerate(cal.in_sample):
+        row = f"| {b.low:.1f}–{b.high:.1f} | {b.answers} | {fmt_share(b.confidence)} | {fmt_share(b.right)} |"
+        if held:
+            h = cal.held_out[i]
+            row += f" {h.answers} | {fmt_share(h.confidence)} | {fmt_share(h.right)} |"
+        lines.append(row)
+    lines += ["", f"Expected calibration error: {fmt_share(cal.ece)} in sample"
+              + (f", {fmt_share(cal.held_out_ece)} held out (each site's calibrator fitted on the other sites)" if held else "")
+              + "."]
+    return lines
+
+
+def fmt_share(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
 
 
 def render_svg(metrics: Metrics, thresholds: Thresholds) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import replace
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -20,6 +20,7 @@ from crawlers.model import AnchorMap
 from crawlers.urls import join
 from docbot.errors import ConfigError
 from docbot.report.live import DEFAULT_CONCURRENCY, check_links
+from docbot.report.calibration import calibrate
 from docbot.report.heldout import held_out_answers
 from docbot.report.metrics import (
     CaseResult,
@@ -175,12 +176,20 @@ def build_report(
     metrics = compute_metrics(results, case_results)
     failures = check_thresholds(metrics, thresholds)
     held: Metrics | None = None
+    others: list[Any] | None = None
     if held_out and not all_sites:
         others = held_out_answers(pipeline, questions)  # type: ignore[arg-type]
         if others is not None:
             held = compute_metrics(score_answers(questions, others, base_urls, client))
             failures += [f"held-out {f}" for f in check_thresholds(held, replace(thresholds, repair=None))]
+    calibration = calibrate(questions, answers, base_urls, others) if not all_sites else None
+    if calibration is not None and thresholds.ece is not None:
+        ece, which = ((calibration.held_out_ece, "held-out") if calibration.held_out_ece is not None
+                      else (calibration.ece, "in-sample"))
+        if ece is not None and ece > thresholds.ece + 1e-9:
+            failures.append(f"{which} confidence calibration error {ece:.3f} is above the maximum {thresholds.ece:g}")
     return ReportData(
+        calibration=calibration,
         metrics=metrics,
         thresholds=thresholds,
         failures=tuple(failures),

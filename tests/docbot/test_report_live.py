@@ -220,3 +220,28 @@ def test_held_out_figures_below_threshold_fail_the_report(site: str) -> None:
                         Thresholds(false_refusal=0), held_out=True)
     assert data.metrics.false_refusal == 0.0
     assert any(f.startswith("held-out false_refusal") for f in data.failures) and not data.passed
+
+
+@dataclass(frozen=True)
+class SureAnswer(FakeAnswer):
+    confidence: float = 0.95
+    signals: tuple[float, ...] = (3.0, 0.0, 0.2)
+
+
+class Overconfident(FakePipeline):
+    """Always 95 % sure; right only about installing."""
+
+    def ask(self, question: str, site: str | None = None) -> FakeAnswer:
+        target = "guide/index.html#install" if "install" in question else "index.html#welcome"
+        return SureAnswer("answered", (Ref(self.base + target),))
+
+
+def test_report_prints_how_often_each_confidence_was_right_and_fails_when_it_lies(site: str) -> None:
+    questions = [Question(f"s-{i}", "s", "semantic", "install?" if i < 2 else "run?", gold=("guide/#install",))
+                 for i in range(10)]
+    data = build_report(Overconfident(site), questions, {"s": site}, Thresholds(ece=0.1))
+    assert data.calibration is not None and data.calibration.ece == pytest.approx(0.95 - 0.2)
+    assert any("calibration error 0.750" in f for f in data.failures)
+    md = render_markdown(data)
+    assert "### Confidence: how often the primary reference was right" in md and "| 0.8–1.0 | 10 | 0.95 | 0.20 |" in md
+    assert json.loads(render_json(data))["calibration"]["ece"] == pytest.approx(0.75)

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Fit docbot's gate on labelled questions over indexed sites and write docbot/gate_model.json.
+"""Fit docbot's gate and confidence on labelled questions over indexed sites; write them into docbot/.
 
 Usage (sites crawled and indexed as in scripts/ci_report.sh, DOCBOT_* env pointing at them):
-    .venv/bin/python scripts/fit_gate.py --questions ../shared/eval/dev_questions.jsonl [--out docbot/gate_model.json]
+    .venv/bin/python scripts/fit_models.py --questions ../shared/eval/dev_questions.jsonl
 
-Prints, for every site, what the gate fitted on the *other* sites does to its questions (held out),
-beside the gate fitted on all of them (in sample). `docbot report` prints the same held-out figures
-from whole answers.
+Writes docbot/gate_model.json (the gate, docbot.gate_fit) and then, asking every question with that
+gate, docbot/confidence_model.json (docbot.confidence). Prints, for every site, what the gate fitted
+on the *other* sites does to its questions (held out) beside the gate fitted on all of them (in
+sample). `docbot report` prints the same held-out figures from whole answers, with the calibration.
 """
 
 from __future__ import annotations
@@ -17,14 +18,17 @@ import sys
 from datetime import date
 from pathlib import Path
 
+from docbot import confidence
 from docbot.config import load_settings
 from docbot.gate import GateModel
 from docbot.gate_fit import Example, fit, leave_one_site_out
 from docbot.pipeline import Pipeline
 from docbot.report.heldout import collect_examples
+from docbot.report.metrics import normalize_link
 from docbot.report.run import load_questions
 
 PLACEHOLDER = GateModel((0.0,) * 5, 0.0, (0.0,) * 5, (1.0,) * 5, 0.0)  # evidence() never consults the gate
+NEUTRAL = confidence.Calibrator((0.0,) * 3, 0.0, (0.0,) * 3, (1.0,) * 3)
 
 
 def tally(model: GateModel, examples: list[Example]) -> tuple[int, int, int, int]:
@@ -38,13 +42,14 @@ def tally(model: GateModel, examples: list[Example]) -> tuple[int, int, int, int
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--questions", required=True, help="labelled questions (JSON Lines, ../shared/eval format)")
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docbot" / "gate_model.json"))
+    parser.add_argument("--out-dir", default=str(Path(__file__).resolve().parent.parent / "docbot"),
+                        help="where gate_model.json and confidence_model.json go (default: the docbot package)")
     args = parser.parse_args()
     settings = load_settings()
-    pipeline = Pipeline.from_settings(settings, gate=PLACEHOLDER)
+    pipeline = Pipeline.from_settings(settings, gate=PLACEHOLDER, calibrator=NEUTRAL)
     questions = [q for q in load_questions(args.questions) if q.site in pipeline.index.sites()]
     if not questions:
-        print("fit_gate: none of the questions' sites is indexed — crawl and index them first", file=sys.stderr)
+        print("fit_models: none of the questions' sites is indexed — crawl and index them first", file=sys.stderr)
         return 2
     examples = collect_examples(pipeline, questions)
     model = fit(examples, meta={"fitted": date.today().isoformat(), "embeddings": pipeline.index.embedder.name})
@@ -58,8 +63,21 @@ def main() -> int:
         print(f"{site:12} {a[0]:>3}/{a[1]:<3} answerable {a[2]:>2}/{a[3]:<2} oos  {b[0]:>3}/{b[1]:<3} answerable {b[2]:>2}/{b[3]:<2} oos")
     t = totals
     print(f"{'all':12} {t[0]:>3}/{t[1]:<3} answerable {t[2]:>2}/{t[3]:<2} oos  {t[4]:>3}/{t[5]:<3} answerable {t[6]:>2}/{t[7]:<2} oos")
-    Path(args.out).write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
-    print(f"fit_gate: wrote {args.out}")
+    out = Path(args.out_dir)
+    (out / "gate_model.json").write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
+    pipeline.gate = model
+    rows = []
+    for q in questions:
+        answer = pipeline.ask(q.question, site=q.site)
+        if answer.status == "answered" and answer.references:
+            base = pipeline.maps[q.site].base_url
+            want = {normalize_link(link, base) for link in (*q.gold, *q.accept)}
+            rows.append((answer.signals, normalize_link(answer.references[0].url, base) in want))
+    calibrator = confidence.fit(rows, meta={"fitted": date.today().isoformat()})
+    (out / confidence.MODEL_FILE).write_text(json.dumps(calibrator.to_json(), indent=1) + "\n", encoding="utf-8")
+    buckets, ece = confidence.reliability([(calibrator.probability(v), ok) for v, ok in rows])
+    print(f"confidence: {len(rows)} answered, {sum(ok for _, ok in rows)} with the right primary; ECE in sample {ece:.3f}")
+    print(f"fit_models: wrote {out}/gate_model.json and {out}/{confidence.MODEL_FILE}")
     return 0
 
 

@@ -1,0 +1,106 @@
+"""Calibrated confidence: the probability that an answer's primary reference is the right section.
+
+Three signals the pipeline has when it answers (:func:`signals`): the gate's
+margin (how far the evidence clears the site's noise floor), whether the
+question named its target explicitly (a pasted link, an API name), and how
+clearly the first section beats the second in the fused ranking. A plain
+logistic regression maps them to a probability, fitted on labelled questions
+(answered ones; an answered out-of-scope question is a wrong primary) and
+shipped in ``confidence_model.json``; ``docbot report`` prints its
+reliability table and expected calibration error, in sample and with each
+site's calibrator fitted on the other sites only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from docbot.gate_fit import logistic
+
+SIGNALS = ("gate_margin", "explicit", "top_gap")
+MODEL_FILE = "confidence_model.json"
+BUCKETS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0001)
+
+
+def signals(gate_margin: float, explicit: bool, scores: Sequence[float]) -> tuple[float, ...]:
+    """(gate margin, 1 if explicit, relative gap between the first two fused scores)."""
+    first = scores[0] if scores else 0.0
+    second = scores[1] if len(scores) > 1 else 0.0
+    gap = (first - second) / first if first > 0 else 0.0
+    return (max(-10.0, min(10.0, gate_margin)), 1.0 if explicit else 0.0, gap)
+
+
+@dataclass(frozen=True, slots=True)
+class Calibrator:
+    """Logistic weights over :data:`SIGNALS` (standardised by ``mean``/``scale``)."""
+
+    weights: tuple[float, ...]
+    bias: float
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    meta: dict[str, Any] | None = None
+
+    def probability(self, values: Sequence[float]) -> float:
+        z = self.bias + sum(w * (x - m) / s for w, x, m, s in zip(self.weights, values, self.mean, self.scale))
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"signals": list(SIGNALS), "weights": list(self.weights), "bias": self.bias,
+                "mean": list(self.mean), "scale": list(self.scale), "meta": dict(self.meta or {})}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Calibrator:
+        if list(data.get("signals", ())) != list(SIGNALS):
+            raise ValueError(f"confidence model signals {data.get('signals')} are not {list(SIGNALS)}: refit it")
+        return cls(tuple(map(float, data["weights"])), float(data["bias"]), tuple(map(float, data["mean"])),
+                   tuple(map(float, data["scale"])), dict(data.get("meta") or {}))
+
+    @classmethod
+    def load(cls) -> Calibrator:
+        return cls.from_json(json.loads(resources.files("docbot").joinpath(MODEL_FILE).read_text(encoding="utf-8")))
+
+
+def fit(rows: Sequence[tuple[Sequence[float], bool]], meta: dict[str, Any] | None = None) -> Calibrator:
+    """A calibrator from (signals, primary was right) pairs; not class-balanced: it must match frequencies."""
+    if not rows:
+        raise ValueError("fitting confidence needs answered questions")
+    x = np.array([list(v) for v, _ in rows], dtype=float)
+    y = np.array([1.0 if ok else 0.0 for _, ok in rows])
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    weights, bias = logistic((x - mean) / scale, y, balanced=False)
+    return Calibrator(tuple(map(float, weights)), bias, tuple(map(float, mean)), tuple(map(float, scale)),
+                      {"answers": len(rows), "right": int(y.sum()), **dict(meta or {})})
+
+
+@dataclass(frozen=True, slots=True)
+class Bucket:
+    low: float
+    high: float
+    answers: int
+    confidence: float | None  # mean confidence in the bucket
+    right: float | None  # share whose primary reference was right
+
+
+def reliability(pairs: Sequence[tuple[float, bool]]) -> tuple[list[Bucket], float | None]:
+    """Reliability table over (confidence, right) pairs and the expected calibration error (0-1)."""
+    buckets: list[Bucket] = []
+    error = 0.0
+    for low, high in zip(BUCKETS, BUCKETS[1:]):
+        inside = [(c, ok) for c, ok in pairs if low <= c < high]
+        if inside:
+            conf = sum(c for c, _ in inside) / len(inside)
+            right = sum(ok for _, ok in inside) / len(inside)
+            error += len(inside) * abs(conf - right)
+            buckets.append(Bucket(low, min(high, 1.0), len(inside), conf, right))
+        else:
+            buckets.append(Bucket(low, min(high, 1.0), 0, None, None))
+    return buckets, (error / len(pairs) if pairs else None)
