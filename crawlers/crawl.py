@@ -3,7 +3,8 @@
 ``crawl`` fetches a site (robots.txt first, then the start URL, the previous
 map's pages, sitemap URLs and every in-scope link), parses each HTML page
 once with :func:`crawlers.extract.extract`, and returns a :class:`CrawlResult`.
-``crawl_site`` adds the disk edges: previous map in, loss check, atomic write.
+``crawl_site`` adds the disk edges: previous map in, loss guard
+(:mod:`crawlers.guard`), atomic write.
 The result never depends on completion order: pages, anchors and texts are
 sorted before they leave.
 """
@@ -23,8 +24,9 @@ from pathlib import Path
 import httpx
 
 from crawlers import fetch as f
-from crawlers.diff import ChangeReport, diff_maps, lost_fraction, merge_renames
-from crawlers.errors import AnchorMapError, CrawlRefused, StartURLError
+from crawlers import guard
+from crawlers.diff import ChangeReport, diff_maps, merge_renames
+from crawlers.errors import AnchorMapError, StartURLError
 from crawlers.fetch import FetchResult, Fetcher
 from crawlers.frontier import MAX_PAGES, MAX_QUERY_VARIANTS, MAX_URL_LENGTH, Frontier
 from crawlers.model import AnchorMap, Page, SectionText, load_section_texts, map_path, save_section_texts
@@ -41,7 +43,7 @@ LOSS_THRESHOLD = 0.2
 MAX_ERROR_SAMPLES = 5
 SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")  # looked for under the start directory and the origin
 # Failures after which a previously known page is kept as last-known-good (flagged stale).
-TRANSIENT = frozenset({f.TIMEOUT_ERR, f.CONNECT_ERR, f.HTTP_ERR, f.SERVER_ERR, f.RATE_LIMITED, f.CLIENT_ERR,
+TRANSIENT = frozenset({f.TIMEOUT_ERR, f.DEADLINE_ERR, f.CONNECT_ERR, f.HTTP_ERR, f.SERVER_ERR, f.RATE_LIMITED, f.CLIENT_ERR,
                        f.REDIRECT_LOOP, f.TOO_MANY_REDIRECTS, "parse_error"})
 
 
@@ -57,6 +59,9 @@ class CrawlConfig:
     max_pages: int = MAX_PAGES
     concurrency: int = CONCURRENCY
     timeout: float = f.TIMEOUT
+    deadline: float | None = f.DEADLINE  # seconds for one whole request (redirects, retries, body)
+    max_time: float | None = None  # seconds for the whole crawl; pages not reached keep their last entry
+    refetch: bool = False  # no conditional requests: every page is downloaded and parsed again
     max_bytes: int = f.MAX_BYTES
     loss_threshold: float = LOSS_THRESHOLD
     user_agent: str = f.USER_AGENT
@@ -117,6 +122,7 @@ class _Crawl:
         self.samples: dict[str, list[str]] = {}
         self.stats = Counter[str]()
         self.done = 0
+        self.timed_out = False
         self.parser = ParsePool(config.parse_processes)
         self.crawl_delay = 0.0
         self._delay_lock = asyncio.Lock()
@@ -152,10 +158,14 @@ class _Crawl:
         self.pages[prev.url] = dataclasses.replace(prev, stale=stale)
         self.aliases.setdefault(prev.url, set(prev.aliases)).update(aliases)
         self.texts[prev.url] = self.prev_texts.get(prev.url, [])
+        for link in prev.links or ():  # an unchanged page still leads to pages the last crawl did not reach
+            self.admit(link)
 
     def conditional(self, prev: Page | None) -> tuple[str | None, str | None]:
-        # Without the page's previous texts a 304 would leave it textless: fetch it in full.
-        if prev is None or (prev.sections and prev.url not in self.prev_texts):
+        # Without the page's previous texts (or links) a 304 would leave it textless (or a dead end): fetch it.
+        if prev is None or self.config.refetch or prev.links is None or (
+            prev.sections and prev.url not in self.prev_texts
+        ):
             return None, None
         return prev.etag, prev.last_modified
 
@@ -207,15 +217,28 @@ class _Crawl:
         if result.truncated:
             self.error("truncated", canonical)
         source_type = classify(canonical, self.config.source_types, ex.source_type_hint)
-        page, texts = build_page(self.config.site, canonical, result, ex, source_type, aliases)
+        links = self.scoped(ex.links)
+        page, texts = build_page(self.config.site, canonical, result, ex, source_type, aliases, links)
         self.stats["fetched"] += 1
         self.stats["bytes"] += len(result.body)
         self.pages[canonical] = page
         self.texts[canonical] = texts
         self.aliases.setdefault(canonical, set()).update(aliases)
-        for link in ex.links:
+        for link in links:
             self.admit(link)
         return "ok"
+
+    def scoped(self, links: Sequence[str]) -> tuple[str, ...]:
+        """The in-scope pages among ``links``, canonical and sorted (kept in the map for the next crawl)."""
+        out = set()
+        for link in links:
+            try:
+                canonical = normalize(link.partition("#")[0])
+            except ValueError:
+                continue
+            if self.frontier.in_scope(canonical):
+                out.add(canonical)
+        return tuple(sorted(out))
 
     def failed(self, url: str, result: FetchResult, prev: Page | None, requested: set[str]) -> str:
         kind = result.error or "unknown"
@@ -247,7 +270,10 @@ class _Crawl:
 
     # -- the whole crawl ------------------------------------------------
     async def run(self) -> None:
-        start = normalize(self.config.start_url)
+        try:
+            start = normalize(self.config.start_url)
+        except ValueError as exc:
+            raise StartURLError(f"{self.config.start_url!r} is not a start URL ({exc}); use an http(s) URL") from None
         robots = await fetch_robots(self.fetcher, start)
         if not robots.reachable:
             raise StartURLError(f"Cannot reach {self.config.start_url} — check the URL and that the site is up")
@@ -282,6 +308,14 @@ class _Crawl:
             for w in workers:
                 w.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
+
+    def keep_unreached(self) -> None:
+        """After the crawl's time limit: pages of the previous map not reached yet keep their entries as they were."""
+        self.timed_out = True
+        self.error("max_time", self.config.start_url)
+        for url, prev in sorted(self.previous.pages.items()) if self.previous else ():
+            if url not in self.pages:
+                self.keep_previous(prev, set(), stale=False)
 
     def result(self, crawled_at: str, duration: float, previous_texts: Sequence[SectionText]) -> CrawlResult:
         pages = {}
@@ -331,12 +365,18 @@ async def crawl(
     """Crawl one site into a new anchor map, section texts and a change report against ``previous``."""
     crawled_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     started = time.monotonic()
-    fetcher = Fetcher(client=client, user_agent=config.user_agent, timeout=config.timeout,
+    fetcher = Fetcher(client=client, user_agent=config.user_agent, timeout=config.timeout, deadline=config.deadline,
                       max_bytes=config.max_bytes, retries=config.retries, backoff=config.backoff)
     state = _Crawl(config, previous, previous_texts, fetcher, progress)
     try:
         async with fetcher:
-            await state.run()
+            try:
+                async with asyncio.timeout(config.max_time):
+                    await state.run()
+            except TimeoutError:
+                log.warning("the crawl of %s reached its time limit (%s s); pages not reached keep their last entry",
+                            config.site, config.max_time)
+                state.keep_unreached()
     finally:
         state.parser.close()
     return state.result(crawled_at, time.monotonic() - started, previous_texts)
@@ -356,15 +396,12 @@ def load_previous(anchor_maps_dir: str | Path, data_dir: str | Path, site: str) 
     return previous, texts
 
 
-def check_loss(config: CrawlConfig, previous: AnchorMap | None, result: CrawlResult, path: Path) -> None:
-    """Raise :class:`CrawlRefused` when the crawl lost more of the previous pages than allowed."""
-    lost = lost_fraction(previous, result.map)
-    if previous is not None and lost > config.loss_threshold:
-        missing = round(lost * len(previous.pages))
-        raise CrawlRefused(
-            f"The crawl of {config.site!r} lost {missing} of {len(previous.pages)} pages ({lost:.0%}, more than "
-            f"{config.loss_threshold:.0%}); {path} was kept. Check the site, then re-run with --force to accept."
-        )
+def check_loss(config: CrawlConfig, previous: AnchorMap | None, result: CrawlResult, path: Path,
+               force: bool = False) -> None:
+    """Raise when the crawl must not replace the previous map (see :func:`crawlers.guard.check`)."""
+    reached = result.stats.fetched + result.stats.not_modified
+    guard.check(config.site, previous, result.map, reached, result.stats.failed, config.loss_threshold, str(path),
+                force, result.report.renames)
 
 
 def crawl_site(
@@ -379,8 +416,7 @@ def crawl_site(
     previous, previous_texts = load_previous(anchor_maps_dir, data_dir, config.site)
     result = asyncio.run(crawl(config, previous, previous_texts, client=client, progress=progress))
     path = map_path(anchor_maps_dir, config.site)
-    if not force:
-        check_loss(config, previous, result, path)
+    check_loss(config, previous, result, path, force)
     if previous is None or result.texts != previous_texts:  # an unchanged site keeps its texts file
         save_section_texts(data_dir, config.site, result.texts)
     result.map.save(path)

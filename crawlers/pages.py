@@ -53,7 +53,8 @@ def strong_last_modified(headers: Mapping[str, str]) -> str | None:
 
 
 def build_page(
-    site: str, url: str, result: FetchResult, ex: Extracted, source_type: str, aliases: set[str]
+    site: str, url: str, result: FetchResult, ex: Extracted, source_type: str, aliases: set[str],
+    links: tuple[str, ...] = (),
 ) -> tuple[Page, list[SectionText]]:
     """The map entry and section texts of one parsed page (pure)."""
     sections = tuple(Section(s.anchor, s.title, s.level, tuple(s.path), s.kind) for s in ex.sections)
@@ -67,6 +68,7 @@ def build_page(
         etag=result.headers.get("etag"),
         last_modified=strong_last_modified(result.headers),
         content_hash=hashlib.sha256(result.body).hexdigest(),
+        links=links,
     )
     texts = [
         SectionText(site, url, s.anchor, s.title, s.level, tuple(s.path), source_type, s.text, s.kind)

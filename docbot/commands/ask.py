@@ -12,6 +12,7 @@ from typing import TextIO
 from docbot.answer import Answer
 from docbot.config import Settings
 from docbot.errors import ConfigError
+from docbot.commands.args import site_name
 
 SEPARATOR = "─" * 60
 
@@ -24,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "OPENAI_API_KEY/OPENAI_BASE_URL is set, else extractive) citing validated deep links.",
     )
     p.add_argument("question", nargs="*", help="the question (quote it)")
-    p.add_argument("--site", help="answer only from this site")
+    p.add_argument("--site", type=site_name, help="answer only from this site")
     p.add_argument("--json", action="store_true", help="print one JSON object (the ask --json contract)")
     p.add_argument("--batch", metavar="FILE",
                    help="answer every question in FILE (one per line, or JSON lines with a 'question' field; '-' = stdin)")
