@@ -14,7 +14,6 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from crawlers.errors import CrawlerError
 from crawlers.model import AnchorMap, map_path
 from docbot.answer import Answer, Reference
 from docbot.config import Settings
@@ -89,10 +88,9 @@ class Pipeline:
         index = Index.open(settings.data_dir, embedder_from_settings(settings), settings.chroma_url)
         maps: dict[str, AnchorMap] = {}
         for site in settings.site_names():
-            try:
-                maps[site] = AnchorMap.load(map_path(settings.anchor_maps, site))
-            except CrawlerError:
-                continue  # configured but never crawled: asking about it says so
+            path = map_path(settings.anchor_maps, site)
+            if path.is_file():  # configured but never crawled: asking about it says so
+                maps[site] = AnchorMap.load(path)  # a corrupt map is an error, never silently "not covered"
         validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts)
         return cls(index, maps, validator, generator if generator is not None else generator_from_env(), **kwargs)
 

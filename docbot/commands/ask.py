@@ -11,7 +11,7 @@ from typing import TextIO
 
 from docbot.answer import Answer
 from docbot.config import Settings
-from docbot.errors import ConfigError
+from docbot.errors import ConfigError, SiteNotFound
 from docbot.commands.args import site_name
 
 SEPARATOR = "─" * 60
@@ -102,9 +102,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         pipeline = Pipeline.from_settings(settings)
     except ConfigError:
         raise
+    if args.site is not None and args.site not in pipeline.index.sites():
+        indexed = ", ".join(pipeline.index.sites()) or "none"
+        raise SiteNotFound(f"Site {args.site!r} is not indexed (indexed: {indexed}) — run `docbot crawl URL --site "
+                           f"{args.site}` and `docbot index --site {args.site}`, or pick another --site")
     if args.batch is None:
-        _emit(pipeline.ask(question, site=args.site, k=args.k), args.json, sys.stdout)
-        return 0
+        answer = pipeline.ask(question, site=args.site, k=args.k)
+        if answer.status == "error" and not args.json:
+            print(f"docbot: {answer.error or answer.answer}", file=sys.stderr)
+            return 1
+        _emit(answer, args.json, sys.stdout)
+        return 1 if answer.status == "error" else 0
     stream = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8", errors="replace")
     try:
         for i, (text, site) in enumerate(read_batch(stream)):

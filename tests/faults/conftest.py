@@ -49,7 +49,10 @@ def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.
 
     def run(*args: str) -> tuple[int, str, str]:
         capsys.readouterr()
-        code = main(["--data-dir", str(tmp_path / "data"), "--anchor-maps", str(tmp_path / "maps"), *args])
+        try:
+            code = main(["--data-dir", str(tmp_path / "data"), "--anchor-maps", str(tmp_path / "maps"), *args])
+        except SystemExit as exc:  # argparse's usage errors
+            code = int(exc.code or 0)
         out, err = capsys.readouterr()
         return code, out, err
 
