@@ -216,6 +216,8 @@ class _Crawl:
             return self.failed(url, dataclasses.replace(result, error="parse_error"), prev, requested)
         if result.truncated:
             self.error("truncated", canonical)
+        if ex.too_deep:
+            self.error("too_deep", canonical)
         source_type = classify(canonical, self.config.source_types, ex.source_type_hint)
         links = self.scoped(ex.links)
         page, texts = build_page(self.config.site, canonical, result, ex, source_type, aliases, links)

@@ -9,6 +9,7 @@ says what to do next.
 
 from __future__ import annotations
 
+import logging
 import time
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -25,6 +26,8 @@ from docbot.lexical import tokenize
 from docbot.resolve import Resolver, Target
 from docbot.retrieve import Hit, Retrieval, Retriever, SearchIndex
 from docbot.validate import ReferenceValidator, Source
+
+log = logging.getLogger(__name__)
 
 DEFAULT_K = 5  # sources handed to the generator
 MAX_QUESTION_CHARS = 2000  # longer questions are truncated (embedding models read ~256 tokens anyway)
@@ -239,8 +242,8 @@ class Pipeline:
         if self.generator is not None:
             try:
                 return self.generator.name, self.generator.generate(question, passages)
-            except GenerationError:
-                pass  # the question is never lost: answer extractively
+            except GenerationError as exc:  # the question is never lost: answer extractively
+                log.warning("LLM fallback: %s", exc)
         return self.extractive.name, self.extractive.generate(question, passages)
 
     @staticmethod
