@@ -108,3 +108,14 @@ def test_whole_crawl_time_limit_keeps_pages_not_reached(hostile: Hostile, tmp_pa
     result = crawl_site(config, tmp_path / "maps", tmp_path / "data", force=True)  # the site is not down: slow
     assert time.monotonic() - started < 6
     assert result.report.errors.get("max_time") == 1 and result.map.pages.keys() == first.map.pages.keys()
+
+
+@pytest.mark.parametrize(("mode", "error"), [("redirect_loop", "redirect_loop"), ("huge", "truncated")])
+def test_redirect_loops_and_oversized_bodies_do_not_stop_a_crawl(hostile: Hostile, cli: Cli, mode: str,
+                                                                 error: str) -> None:
+    hostile.mode = mode  # every odd page loops or sends 6 MB (over the 5 MB cap)
+    code, out, _ = cli("crawl", hostile.url, "--site", "w", "--json")
+    summary = json.loads(out)
+    assert code == 0 and summary["errors"][error] == PAGES // 2
+    pages = {url.rsplit("/", 1)[1] for url in summary["pages_added"]}
+    assert {"p0.html", "p2.html"} <= pages and ("p1.html" in pages) == (mode == "huge")
