@@ -79,7 +79,7 @@ def kill_at(proc: subprocess.Popen[bytes], hostile: Hostile, rng: random.Random,
             clean_seconds: float, sig: int) -> bool:
     """Send ``sig`` at the chosen moment; False when the command had already finished."""
     if command == "index":
-        time.sleep(clean_seconds * rng.uniform(0.5, 0.95))
+        time.sleep(clean_seconds * rng.uniform(0.6, 0.97))  # past the imports, before the manifest is committed
     else:
         served = rng.randint(20, PAGES - 5)
         deadline = time.monotonic() + 60
@@ -97,10 +97,10 @@ def test_killed_command_leaves_consistent_files_and_no_process(tmp_path: Path, c
     rng = random.Random(f"{SEED}-{command}-{sig}")
     pages = make_pages(PAGES)
     with serve(pages) as hostile:
-        started = time.monotonic()
         finish(tmp_path, docbot(tmp_path, "crawl", hostile.url, "--site", "w"))
+        started = time.monotonic()
         finish(tmp_path, docbot(tmp_path, "index"))
-        clean_seconds = time.monotonic() - started
+        clean_seconds = time.monotonic() - started  # of a whole index run, the one killed below does as much
         log = ReferenceLog.in_data_dir(tmp_path / "data")
         ref = Reference(1, hostile.url + "p1.html#install-1", "Installing widget 1", ("Topic 1",), "Other", "w")
         log.record(Answer("how?", "answered", "Install it [1].", references=(ref,)), "cli")
@@ -111,16 +111,18 @@ def test_killed_command_leaves_consistent_files_and_no_process(tmp_path: Path, c
         if command == "index":
             finish(tmp_path, docbot(tmp_path, "crawl", "--site", "w"))
         proc = docbot(tmp_path, *args)
-        if kill_at(proc, hostile, rng, command, clean_seconds / 2, sig):  # SIGTERM: the CLI's own exit code
+        try:
+            sent = kill_at(proc, hostile, rng, command, clean_seconds, sig)
+            for _ in range(300):  # SIGKILL'd parse workers are reaped by init: give them a moment
+                if not session_pids(proc.pid):
+                    break
+                time.sleep(0.01)
+            assert session_pids(proc.pid) == [], f"{command} left processes behind after {sig.name}"
+        finally:
+            for pid in session_pids(proc.pid):  # never leave them to the next test
+                os.kill(pid, signal.SIGKILL)
+        if sent:  # SIGTERM: the CLI's own exit code
             assert proc.returncode == (143 if sig == signal.SIGTERM else -signal.SIGKILL)
-        for _ in range(300):  # SIGKILL'd parse workers are reaped by init: give them a moment
-            if not session_pids(proc.pid):
-                break
-            time.sleep(0.01)
-        left = session_pids(proc.pid)
-        for pid in left:  # do not leave them to the next test either
-            os.kill(pid, signal.SIGKILL)
-        assert left == [], f"{command} left processes behind after {sig.name}"
 
         AnchorMap.load(tmp_path / "maps" / "w.json")  # every file is the old or the new one, never half of one
         load_section_texts(tmp_path / "data", "w")
