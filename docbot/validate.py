@@ -8,19 +8,18 @@ evidence lives in :mod:`docbot.repair`.
 
 from __future__ import annotations
 
-import html
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, urlsplit
 
 from crawlers.model import AnchorMap
 from crawlers.urls import join, normalize, split_fragment
 from docbot.answer import GROUP_ORDER, Group, LinkOutcome, Reference
 from docbot.grouping import group_references
 from docbot.repair import Match, SiteIndex, remember, repair_on_page, repair_page, transplant
+from docbot.urlish import DISGUISED, may_hide_urls, outside_code, undisguise
 
 CACHE_SIZE = 8192  # checked URLs remembered per validator
 MAX_URL_CHARS = 4096
@@ -41,21 +40,6 @@ _LINK_START = re.compile(
     r"!(?=\[[^\[\]\n]*\]\()|\[(?=[^\[\]\n]*\]\()|<(?=[A-Za-z][A-Za-z0-9+.\-]*:)|\n"
     r"|h(?=(?i:ttps?://))|H(?=(?i:ttps?://))"
 )
-# URL-like text that a renderer can turn into a link although it is not written http(s)://: escaped
-# (http\://), entity- or percent-encoded (http&#58;//, http%3A%2F%2F), look-alike colons and slashes
-# (http：／／), and bare www. hosts. Markdown renderers decode the first two into plain URLs.
-_COLON = r"(?:\\?:|&#0*58;?|&#[xX]0*3[aA];?|&colon;|%3[aA]|[\uff1a\ua789\u2236\ufe55\u02f8])"
-_SLASH = r"(?:\\?/|\\\\|&#0*47;?|&#[xX]0*2[fF];?|&sol;|%2[fF]|[\uff0f\u2044\u2215\u29f8\u2571])"
-_DISGUISED = re.compile(
-    rf"(?i:(?<![\w.])(?:https?|ftp){_COLON}{_SLASH}{{2}}|(?<![\w.@/])www\.(?=[a-z0-9-]+\.[a-z])"
-    rf"|(?<![\w.])(?:javascript|vbscript|data){_COLON}(?=[^\s)]))[^\s<>()\[\]{{}}|\"'`]*"
-)
-_LOOKALIKES = str.maketrans({"\uff1a": ":", "\ua789": ":", "\u2236": ":", "\ufe55": ":", "\u02f8": ":", "\uff0f": "/",
-                             "\u2044": "/", "\u2215": "/", "\u29f8": "/", "\u2571": "/"})
-_MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # a Markdown backslash escape: the renderer shows the character
-_DISGUISE_HINT = re.compile(r"(?i:www\.|script:|data:|\\[:/\\]|&#|&colon;|&sol;|%3a|%2f)|[\uff1a\ua789\u2236\ufe55\u02f8\uff0f\u2044\u2215\u29f8\u2571]")
-_CODE = re.compile(r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})[^\n]*\n(?s:.*?)(?:^[ \t]{0,3}(?P=fence)[ \t]*$|\Z)"
-                   r"|(?P<tick>`+)(?:(?!\n\n)(?s:.))+?(?P=tick)", re.M)  # fenced blocks, then inline code spans
 _MARKER = re.compile(r"\[(?P<nums>\d{1,6}(?:\s*,\s*\d{1,6})*)\](?![(:])")  # a citation marker; see _sub_markers
 _FRAGMENT_SAFE = "-._~!$&*+,;=:@/?"
 _FRAGMENT_PLAIN = re.compile(r"[A-Za-z0-9_.~\-!$&*+,;=:@/?]*")  # what quote(..., safe=_FRAGMENT_SAFE) leaves as is
@@ -316,7 +300,7 @@ class ReferenceValidator:
                     new.append(number)
             return sp + "[" + ", ".join(map(str, new)) + "]" if new else ""
 
-        text = _outside_code(text, lambda part: self._undisguise(_sub_markers(part, renumber), outcomes, approved))
+        text = outside_code(text, lambda part: self._undisguise(_sub_markers(part, renumber), outcomes, approved))
         text = self._sweep(text, outcomes, approved)  # last: removing markers can glue a URL together
         cited = list(order) if has_markers else [n for n in refs_data]
         references = tuple(
@@ -372,7 +356,7 @@ class ReferenceValidator:
         return None
 
     def _undisguise(self, text: str, outcomes: list[LinkOutcome], approved: set[str]) -> str:
-        """Every disguised URL (see ``_DISGUISED``) checked as the URL it spells: approved output, or removed."""
+        """Every disguised URL (see :mod:`docbot.urlish`) checked as the URL it spells: approved output, or removed."""
         def fix(m: re.Match[str]) -> str:
             raw = m.group(0).rstrip(_TRAILING)
             if raw in approved:
@@ -385,7 +369,7 @@ class ReferenceValidator:
                 outcomes.append(LinkOutcome(raw, None, "link_dropped", "not an http(s) link"))
             return (out or "") + m.group(0)[len(raw):]
 
-        return _DISGUISED.sub(fix, text) if _DISGUISE_HINT.search(text) else text
+        return DISGUISED.sub(fix, text) if may_hide_urls(text) else text
 
     def _sweep(self, text: str, outcomes: list[LinkOutcome], approved: set[str]) -> str:
         """Re-check any bare URL in ``text`` that is not an approved output (link text, glued-together URLs)."""
@@ -449,26 +433,6 @@ def _sub_links(text: str, replace: Callable[[re.Match[str]], str]) -> str:
     if not out:
         return text
     out.append(text[last:])
-    return "".join(out)
-
-
-def undisguise(text: str) -> str:
-    """The URL a disguised spelling stands for: entities and escapes decoded, look-alikes made plain."""
-    url = unicodedata.normalize("NFKC", html.unescape(text)).translate(_LOOKALIKES)
-    url = _MD_ESCAPE.sub(r"\1", url).replace("\\", "/")  # browsers read a backslash in an http URL as '/'
-    url = unquote(url) if "%" in url[:12] else url
-    return "https://" + url if url.lower().startswith("www.") else url
-
-
-def _outside_code(text: str, fix: Callable[[str], str]) -> str:
-    """``fix`` applied to the text between code blocks and code spans, which are left exactly as they are."""
-    if "`" not in text and "~~~" not in text:
-        return fix(text)
-    out, last = [], 0
-    for m in _CODE.finditer(text):
-        out += (fix(text[last:m.start()]), m.group(0))
-        last = m.end()
-    out.append(fix(text[last:]))
     return "".join(out)
 
 

@@ -58,8 +58,9 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> CrawlConfi
         extra["max_pages"] = max_pages
     if concurrency:
         extra["concurrency"] = concurrency
-    if args.max_time:
-        extra["max_time"] = args.max_time
+    max_time = args.max_time or (site.max_time if site else None)
+    if max_time:
+        extra["max_time"] = max_time
     return CrawlConfig(
         site=args.site,
         start_url=url,

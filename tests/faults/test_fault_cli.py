@@ -70,3 +70,12 @@ def test_refresh_of_a_site_that_is_down_has_no_traceback(cli: Cli, tmp_path: Pat
     assert [line for line in err.splitlines() if line.startswith("docbot refresh: w:")] == [
         f"docbot refresh: w: crawl failed, previous map kept: Cannot reach {gone.url} — check the URL and that "
         "the site is up"]
+
+
+@pytest.mark.parametrize("line", ["max_pages = -1", "max_pages = 2.5", "concurrency = 0", "max_time = -3",
+                                  'max_time = "soon"'])
+def test_bad_limits_in_docbot_toml_are_one_line(cli: Cli, tmp_path: Path, line: str) -> None:
+    (tmp_path / "docbot.toml").write_text(f'[[sites]]\nname = "w"\nurl = "http://127.0.0.1:9/"\n{line}\n',
+                                          encoding="utf-8")
+    code, _, err = cli("crawl", "--site", "w")
+    assert code == 1 and one_line(err) and "must be a" in err and "number above 0" in err
