@@ -43,8 +43,8 @@ LOSS_THRESHOLD = 0.2
 MAX_ERROR_SAMPLES = 5
 SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")  # looked for under the start directory and the origin
 # Failures after which a previously known page is kept as last-known-good (flagged stale).
-TRANSIENT = frozenset({f.TIMEOUT_ERR, f.DEADLINE_ERR, f.CONNECT_ERR, f.HTTP_ERR, f.SERVER_ERR, f.RATE_LIMITED, f.CLIENT_ERR,
-                       f.REDIRECT_LOOP, f.TOO_MANY_REDIRECTS, "parse_error"})
+TRANSIENT = frozenset({f.TIMEOUT_ERR, f.DEADLINE_ERR, f.CONNECT_ERR, f.HTTP_ERR, f.SERVER_ERR, f.RATE_LIMITED,
+                       f.CLIENT_ERR, f.REDIRECT_LOOP, f.TOO_MANY_REDIRECTS, "parse_error"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +122,6 @@ class _Crawl:
         self.samples: dict[str, list[str]] = {}
         self.stats = Counter[str]()
         self.done = 0
-        self.timed_out = False
         self.parser = ParsePool(config.parse_processes)
         self.crawl_delay = 0.0
         self._delay_lock = asyncio.Lock()
@@ -219,7 +218,7 @@ class _Crawl:
         if ex.too_deep:
             self.error("too_deep", canonical)
         source_type = classify(canonical, self.config.source_types, ex.source_type_hint)
-        links = self.scoped(ex.links)
+        links = self.frontier.scoped(ex.links)
         page, texts = build_page(self.config.site, canonical, result, ex, source_type, aliases, links)
         self.stats["fetched"] += 1
         self.stats["bytes"] += len(result.body)
@@ -229,18 +228,6 @@ class _Crawl:
         for link in links:
             self.admit(link)
         return "ok"
-
-    def scoped(self, links: Sequence[str]) -> tuple[str, ...]:
-        """The in-scope pages among ``links``, canonical and sorted (kept in the map for the next crawl)."""
-        out = set()
-        for link in links:
-            try:
-                canonical = normalize(link.partition("#")[0])
-            except ValueError:
-                continue
-            if self.frontier.in_scope(canonical):
-                out.add(canonical)
-        return tuple(sorted(out))
 
     def failed(self, url: str, result: FetchResult, prev: Page | None, requested: set[str]) -> str:
         kind = result.error or "unknown"
@@ -313,7 +300,6 @@ class _Crawl:
 
     def keep_unreached(self) -> None:
         """After the crawl's time limit: pages of the previous map not reached yet keep their entries as they were."""
-        self.timed_out = True
         self.error("max_time", self.config.start_url)
         for url, prev in sorted(self.previous.pages.items()) if self.previous else ():
             if url not in self.pages:
