@@ -31,8 +31,9 @@ ROOT = Path(__file__).resolve().parents[2]
 RUNNER = Path(__file__).with_name("run_cli.py")
 SEED = 17
 PAGES = 60  # enough that parse workers start (after 16 pages)
+# refresh is killed while it crawls, and ("refresh-index") once every page is served, while it re-indexes.
 CASES = [("crawl", signal.SIGKILL), ("crawl", signal.SIGTERM), ("index", signal.SIGKILL),
-         ("refresh", signal.SIGKILL), ("refresh", signal.SIGTERM)]
+         ("refresh", signal.SIGKILL), ("refresh", signal.SIGTERM), ("refresh-index", signal.SIGKILL)]
 
 
 def session_pids(sid: int) -> list[int]:
@@ -81,10 +82,12 @@ def kill_at(proc: subprocess.Popen[bytes], hostile: Hostile, rng: random.Random,
     if command == "index":
         time.sleep(clean_seconds * rng.uniform(0.6, 0.97))  # past the imports, before the manifest is committed
     else:
-        served = rng.randint(20, PAGES - 5)
+        served = PAGES + 1 if command == "refresh-index" else rng.randint(20, PAGES - 5)
         deadline = time.monotonic() + 60
         while sum(hostile.hits.values()) < served and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.005)
+        if command == "refresh-index":
+            time.sleep(clean_seconds * rng.uniform(0.0, 0.4))  # the index's own imports are done already
     sent = proc.poll() is None
     if sent:
         os.kill(proc.pid, sig)
@@ -107,7 +110,8 @@ def test_killed_command_leaves_consistent_files_and_no_process(tmp_path: Path, c
         for i in range(PAGES):  # a new release: every page changes, so the crawl re-parses and the index re-embeds
             pages[f"p{i}.html"] = pages[f"p{i}.html"].replace("never sleeps", f"sleeps in release {i}")
         hostile.hits.clear()
-        args = {"crawl": ("crawl", "--site", "w"), "index": ("index",), "refresh": ("refresh",)}[command]
+        args = {"crawl": ("crawl", "--site", "w"), "index": ("index",), "refresh": ("refresh",),
+                "refresh-index": ("refresh",)}[command]
         if command == "index":
             finish(tmp_path, docbot(tmp_path, "crawl", "--site", "w"))
         proc = docbot(tmp_path, *args)
