@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 
 CONCURRENCY = 8  # requests in flight; a crawl stays on one host (its scope is one origin)
 LOSS_THRESHOLD = 0.2
+OUTAGE_AFTER = 16  # failed pages, with none fetched or unchanged, after which the site counts as down
 MAX_ERROR_SAMPLES = 5
 SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")  # looked for under the start directory and the origin
 # Failures after which a previously known page is kept as last-known-good (flagged stale).
@@ -62,6 +63,7 @@ class CrawlConfig:
     deadline: float | None = f.DEADLINE  # seconds for one whole request (redirects, retries, body)
     max_time: float | None = None  # seconds for the whole crawl; pages not reached keep their last entry
     refetch: bool = False  # no conditional requests: every page is downloaded and parsed again
+    outage_after: int = OUTAGE_AFTER
     max_bytes: int = f.MAX_BYTES
     loss_threshold: float = LOSS_THRESHOLD
     user_agent: str = f.USER_AGENT
@@ -247,7 +249,8 @@ class _Crawl:
         while True:
             url = await self.queue.get()
             try:
-                await self.visit(url)
+                if not self.down():  # a site that is down is not asked for every one of its pages
+                    await self.visit(url)
             except Exception:  # noqa: BLE001
                 log.exception("unexpected error while crawling %s", url)
                 self.error("internal", url)
@@ -256,6 +259,11 @@ class _Crawl:
                 if self.progress:
                     self.progress(self.done, len(self.frontier.seen))
                 self.queue.task_done()
+
+    def down(self) -> bool:
+        """True once ``outage_after`` pages failed and none was fetched or found unchanged."""
+        reached = self.stats["fetched"] + self.stats["not_modified"]
+        return reached == 0 and self.stats["failed"] >= self.config.outage_after
 
     # -- the whole crawl ------------------------------------------------
     async def run(self) -> None:

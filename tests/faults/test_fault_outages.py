@@ -119,3 +119,13 @@ def test_redirect_loops_and_oversized_bodies_do_not_stop_a_crawl(hostile: Hostil
     assert code == 0 and summary["errors"][error] == PAGES // 2
     pages = {url.rsplit("/", 1)[1] for url in summary["pages_added"]}
     assert {"p0.html", "p2.html"} <= pages and ("p1.html" in pages) == (mode == "huge")
+
+
+def test_a_site_that_is_down_is_not_asked_for_every_page(hostile: Hostile, tmp_path: Path) -> None:
+    crawl_site(CrawlConfig(site="w", start_url=hostile.url), tmp_path / "maps", tmp_path / "data")
+    hostile.mode = "all500"
+    hostile.hits.clear()
+    with pytest.raises(Exception, match="looks down"):
+        crawl_site(CrawlConfig(site="w", start_url=hostile.url, outage_after=3, concurrency=1, retries=0),
+                   tmp_path / "maps", tmp_path / "data")
+    assert sum(n for path, n in hostile.hits.items() if path.endswith(".html")) == 3
