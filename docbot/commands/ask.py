@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TextIO
 
 from docbot.answer import Answer
+from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.errors import ConfigError, SiteNotFound
-from docbot.commands.args import site_name
 
 SEPARATOR = "─" * 60
 

@@ -9,9 +9,9 @@ from typing import Any, TextIO
 
 from crawlers.model import AnchorMap, map_path
 from docbot.answer import LinkOutcome
+from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.errors import DocbotError
-from docbot.commands.args import site_name
 
 
 def register(subparsers: Any) -> None:

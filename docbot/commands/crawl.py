@@ -10,9 +10,9 @@ from typing import Any
 
 from crawlers.crawl import CrawlConfig, CrawlResult, crawl_site
 from crawlers.model import AnchorMap, map_path, sections_path
+from docbot.commands.args import positive_float, positive_int, site_name, start_url
 from docbot.config import Settings, SiteConfig
 from docbot.errors import SiteNotFound
-from docbot.commands.args import positive_float, positive_int, site_name, start_url
 
 MAX_LISTED = 8  # items per change list in the text summary
 

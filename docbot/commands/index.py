@@ -9,9 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 from crawlers.model import AnchorMap, load_section_texts, map_path
+from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.errors import SiteNotFound
-from docbot.commands.args import site_name
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -6,9 +6,9 @@ import argparse
 import json
 import sys
 
+from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.refresh import refresh, render_markdown, write_report
-from docbot.commands.args import site_name
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

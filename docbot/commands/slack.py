@@ -11,9 +11,9 @@ import sys
 from importlib.resources import files
 from typing import Any
 
+from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.errors import ConfigError, IndexMissing
-from docbot.commands.args import site_name
 
 log = logging.getLogger(__name__)
 PLACEHOLDER_URL = "https://docbot.example.com/slack/events"
