@@ -16,6 +16,7 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 from crawlers.errors import CrawlerError
 from docbot.config import load_settings
@@ -75,9 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except OSError as exc:  # an unwritable data dir, a full disk, a port in use
         logging.getLogger(__name__).debug("failed", exc_info=True)
-        where = f" ({exc.filename})" if exc.filename else ""
-        print(f"docbot: {exc.strerror or exc}{where} — check the path and its permissions (-vv for details)",
-              file=sys.stderr)
+        hint = f": {exc.filename} — check that path and its permissions" if exc.filename else ""
+        print(f"docbot: {exc.strerror or exc}{hint} (-vv for details)", file=sys.stderr)
         return 1
     except Terminated:
         print("docbot: terminated; nothing was replaced", file=sys.stderr)
@@ -90,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
-def _catch_sigterm() -> object | None:
+def _catch_sigterm() -> Any:
     """Turn SIGTERM into :class:`Terminated` (main thread only); returns the handler to restore."""
     if threading.current_thread() is not threading.main_thread():
         return None

@@ -59,7 +59,7 @@ def test_a_corrupt_anchor_map_is_an_error_not_not_covered(cli: Cli, hostile: Hos
 def test_an_unwritable_data_dir_is_one_line(cli: Cli, hostile: Hostile, tmp_path: Path) -> None:
     (tmp_path / "data").write_text("a file where the data dir should be", encoding="utf-8")
     code, _, err = cli("crawl", hostile.url, "--site", "w")
-    assert code == 1 and one_line(err) and "check the path" in err
+    assert code == 1 and one_line(err) and "check that path" in err
 
 
 def test_refresh_of_a_site_that_is_down_has_no_traceback(cli: Cli, tmp_path: Path) -> None:
