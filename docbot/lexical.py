@@ -7,6 +7,7 @@ from), so it is rebuilt only when the site's chunks changed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import bm25s
+import snowballstemmer
 
 # bm25s sets its own logger to DEBUG when imported, which printed "DEBUG bm25s: Building index
 # from tokens" on every `docbot index`; it now follows docbot's level (the root logger's).
@@ -32,12 +34,20 @@ _WORD = re.compile(r"[a-z0-9]+")
 # Dotted or underscored names: flask.Flask.route, SESSION_COOKIE_SECURE, os.path.join, __init__
 _API_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+|_[A-Za-z0-9_]+")
 META_FILE = "docbot.json"
+# Bumped whenever tokenize() changes, so BM25 indexes built with an older one are rebuilt on load.
+TOKENIZER = "words+stems+api-names/2"
+_STEM = functools.lru_cache(maxsize=200_000)(snowballstemmer.stemmer("english").stemWord)
 
 
 def tokenize(text: str) -> list[str]:
-    """Lowercased words minus stopwords, plus whole API names and their dotted suffixes as extra tokens."""
+    """Stems of the lowercased words minus stopwords, plus whole API names and their dotted suffixes.
+
+    Stems (Snowball English) let a question's "ignored", "negation" and "retrying" meet the docs'
+    "ignore", "negates" and "retries". Words with digits stay as written (``http2``, ``utf8``), and
+    API names stay whole and unstemmed: they are matched as names, not as words.
+    """
     lowered = text.lower()
-    tokens = [w for w in _WORD.findall(lowered) if w not in STOPWORDS]
+    tokens = [w if not w.isalpha() else _STEM(w) for w in _WORD.findall(lowered) if w not in STOPWORDS]
     for match in _API_NAME.finditer(text):
         name = match.group(0).strip("._").lower()
         if not name or _WORD.fullmatch(name):
@@ -89,7 +99,8 @@ class Lexical:
         tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
         if self.retriever is not None:
             self.retriever.save(str(tmp), show_progress=False)
-        (tmp / META_FILE).write_text(json.dumps({"ids": self.ids, "set_hash": self.set_hash}), encoding="utf-8")
+        meta = {"ids": self.ids, "set_hash": self.set_hash, "tokenizer": TOKENIZER}
+        (tmp / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
         old = directory.with_name(f".{directory.name}.old")
         shutil.rmtree(old, ignore_errors=True)
         if directory.exists():
@@ -99,10 +110,12 @@ class Lexical:
 
     @classmethod
     def load(cls, directory: Path) -> Lexical | None:
-        """The saved index, or None when there is none (or it is unreadable)."""
+        """The saved index, or None when there is none, it is unreadable or another tokenizer built it."""
         try:
             meta = json.loads((directory / META_FILE).read_text(encoding="utf-8"))
         except (FileNotFoundError, json.JSONDecodeError):
+            return None
+        if meta.get("tokenizer") != TOKENIZER:
             return None
         retriever = bm25s.BM25.load(str(directory)) if meta["ids"] else None
         return cls(list(meta["ids"]), str(meta["set_hash"]), retriever)

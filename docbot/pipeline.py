@@ -20,7 +20,7 @@ from docbot.answer import Answer, Reference
 from docbot.config import Settings
 from docbot.errors import DocbotError, GenerationError
 from docbot.extractive import ExtractiveGenerator
-from docbot.gate import closest_topics, decide
+from docbot.gate import PROBES, Evidence, GateModel, closest_topics, decide, evidence
 from docbot.generate import Generator, Passage, generator_from_env
 from docbot.lexical import tokenize
 from docbot.resolve import Resolver, Target
@@ -71,6 +71,7 @@ class Pipeline:
         generator: Generator | None = None,
         k: int = DEFAULT_K,
         extractive: Generator | None = None,
+        gate: GateModel | None = None,
     ) -> None:
         self.index = index
         self.maps = dict(maps)
@@ -81,6 +82,8 @@ class Pipeline:
         self.retriever = Retriever(index)
         self.resolver = Resolver(self.maps, validator)
         self._df: dict[str, tuple[dict[str, int], int]] = {}
+        self.gate = gate or GateModel.load()
+        self._baselines: dict[str, Evidence] = {}
 
     @classmethod
     def from_settings(cls, settings: Settings, generator: Generator | None = None, **kwargs: Any) -> Pipeline:
@@ -110,6 +113,24 @@ class Pipeline:
                         freq[token] = freq.get(token, 0) + 1
             self._df[key] = (freq, docs)
         return self._df[key]
+
+    def baseline(self, site: str) -> Evidence:
+        """The gate's evidence for everyday off-topic questions on ``site``: its own noise floor (cached)."""
+        if site not in self._baselines:
+            freq, docs = self._doc_freq([site])
+            self._baselines[site] = Evidence.mean([
+                evidence(probe, self.retriever.search(probe, k=self.k, sites=[site]), freq, docs) for probe in PROBES
+            ])
+        return self._baselines[site]
+
+    def evidence(self, question: str, site: str) -> Evidence:
+        """The site-scaled evidence the gate weighs for ``question`` asked of ``site`` (for fitting the gate)."""
+        text, problem = clean_question(question)
+        if problem:
+            raise DocbotError(problem)
+        freq, docs = self._doc_freq([site])
+        raw = evidence(text, self.retriever.search(text, k=self.k, sites=[site]), freq, docs)
+        return raw.minus(self.baseline(site))
 
     def _error(self, question: str, message: str, started: float, status: str = "error") -> Answer:
         return Answer(question=question, status=status, answer=message, error=message if status == "error" else None,
@@ -185,7 +206,8 @@ class Pipeline:
         timings["retrieve"] = (time.perf_counter() - mark) * 1000
 
         freq, docs = self._doc_freq(sites)
-        decision = decide(query, retrieval, freq, docs)
+        gate_site = sites[0] if len(sites) == 1 else (retrieval.hits[0].site if retrieval.hits else sites[0])
+        decision = decide(query, retrieval, freq, docs, self.baseline(gate_site), self.gate)
         if explicit or (weak and hits and hits[0].deep_url == weak[0].deep_url):
             resolution, confidence = "explicit", max(decision.confidence, 0.9)
         elif decision.answer:

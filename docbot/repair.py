@@ -19,10 +19,16 @@ from typing import NamedTuple, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from crawlers.model import AnchorMap, Page
+from docbot.lexicon import API_ID as _API_ID
+from docbot.lexicon import CAMEL as _CAMEL
+from docbot.lexicon import WORD as _WORD
+from docbot.lexicon import is_generated
+from docbot.rank import PageRanker, decide
 
 PARAPHRASE_THRESHOLD = 0.55  # minimum similarity score for a paraphrased fragment
 MIN_PREFIX_MATCH = 4  # a token matches a longer one it is a prefix of ("cert" ~ "certificate")
 MAX_RENAME_CHAIN = 8
+MAX_TRANSPLANT_PAGES = 3  # an exact id on more other pages than this is too generic to pick one
 K = TypeVar("K")
 V = TypeVar("V")
 MAX_CACHED_WORDS = 4096  # query words remembered per page index
@@ -30,12 +36,8 @@ STOPWORDS = frozenset(
     "a an the and or of to in on for with as by at is are be how what why when do does your you it its "
     "this that from into via".split()
 )
-_GENERATED = re.compile(r"^(?:id|index|toc|footnote|fn|ref|sec|section)[-_]?[\d.\-]+$|^[0-9a-f]{10,}$", re.I)
 _DUPLICATE_SUFFIX = re.compile(r".[_-]\d+$")
-_API_ID = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _UNDERSCORES = re.compile(r"_+")
 _PARENS = re.compile(r"\([^)]*\)")
 _VERSION_SEGMENT = re.compile(r"^(?:en|latest|stable|dev|devel|master|main|current|v?\d+(?:\.\d+)*(?:\.x)?)$", re.I)
@@ -56,11 +58,6 @@ def remember(cache: dict[K, V], key: K, value: V, limit: int) -> None:
     if len(cache) >= limit:
         cache.clear()
     cache[key] = value
-
-
-def is_generated(anchor: str) -> bool:
-    """True for ids a generator made up (``id1``, ``id-1.9.3``, hashes) rather than heading or API ids."""
-    return bool(_GENERATED.match(anchor))
 
 
 def compact(text: str) -> str:
@@ -298,7 +295,7 @@ def paraphrase(index: PageIndex, fragment: str) -> Match | None:
     if len(scored) > 1 and scored[1][0] >= best[0] - 1e-9 and scored[1][2].anchor != best[2].anchor:
         return None  # two sections fit equally well: do not guess
     sec = best[2]
-    return Match(index.url, sec.anchor, f"paraphrase of heading '{sec.title}' (score {best[0]:.2f})")
+    return Match(index.url, sec.anchor, f'paraphrase of heading "{sec.title}" (score {best[0]:.2f})')
 
 
 @dataclass(slots=True)
@@ -310,6 +307,7 @@ class SiteIndex:
     _renames: dict[tuple[str, str], tuple[str, str]] | None = None
     _sitewide: tuple[dict[str, list[tuple[str, str]]], ...] | None = None
     _paths_lower: dict[str, str] | None = None
+    _rankers: dict[str, PageRanker] = field(default_factory=dict)
 
     def canonical(self, normalized: str) -> str | None:
         """Canonical page for an already-normalised page URL (skips a second ``normalize``)."""
@@ -320,6 +318,12 @@ class SiteIndex:
         if index is None:
             index = self._pages[url] = PageIndex.build(self.amap.pages[url])
         return index
+
+    def ranker(self, url: str) -> PageRanker:
+        ranker = self._rankers.get(url)
+        if ranker is None:
+            ranker = self._rankers[url] = PageRanker(self.amap.pages[url])
+        return ranker
 
     def renames(self) -> dict[tuple[str, str], tuple[str, str]]:
         if self._renames is None:
@@ -398,9 +402,24 @@ def transplant(site: SiteIndex, page_url: str | None, fragment: str) -> Match | 
             anchor = _pick((a for _, a in others), fragment)
             if anchor:
                 return Match(others[0][0], anchor, reason)
+        if others and reason == tiers[0][1] and len(pages) <= MAX_TRANSPLANT_PAGES:
+            # the same id on a few other pages: each is that section; take the page named most like the given one
+            near = max(sorted(pages), key=lambda p: difflib.SequenceMatcher(None, p, page_url or "").ratio())
+            return Match(near, fragment, f"fragment found on {len(pages)} other pages (picked the closest name)")
         if others:
             return None  # ambiguous: the fragment lives on several pages
     return None
+
+
+def rank_on_page(site: SiteIndex, page_url: str, fragment: str) -> Match | None:
+    """The page's heading that a paraphrased fragment clearly means (:mod:`docbot.rank`), if one does."""
+    if not fragment or is_generated(fragment) or _API_ID.match(fragment):
+        return None
+    ranked = decide(site.ranker(page_url).rank(fragment))
+    if ranked is None:
+        return None
+    return Match(page_url, ranked.anchor, f'paraphrase of heading "{ranked.title}" ({ranked.evidence}; '
+                                         f"score {ranked.score:.2f}, next {ranked.second:.2f})")
 
 
 def page_candidates(url: str, base_url: str) -> list[tuple[str, str]]:

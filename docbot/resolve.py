@@ -30,6 +30,9 @@ _BACKTICK = re.compile(r"`([^`\s]{2,80})`")
 _QUOTED = re.compile(r"[\"“”„‘’']([^\"“”„‘’'\n]{3,80})[\"“”„‘’']")
 _FILE_SUFFIXES = (".html", ".htm", ".py", ".txt", ".json", ".toml", ".cfg", ".ini", ".com", ".org", ".io", ".net", ".md")
 _SIGNATURE = re.compile(r"\(.*$")
+# A heading names an API symbol only when it is one, whole: "Session.merge()" does, but
+# "Session.merge() checks version ids for versioned mappers" (a release note) does not.
+_SYMBOL_TITLE = re.compile(r"[\w.]+(?:\([^()]*\))?")
 
 
 class UrlChecker(Protocol):
@@ -82,9 +85,12 @@ class Resolver:
             table: dict[str, list[tuple[int, str, str | None]]] = {}
             for page in self.maps[site].pages.values():
                 for section in page.sections:
-                    names = {section.anchor or "", section.title} if section.kind == "api" else {section.title}
+                    api = section.kind == "api"
+                    names = {section.anchor or "", section.title} if api else {section.title}
                     for name in names:
                         if not name or " " in _SIGNATURE.sub("", name).strip():
+                            continue
+                        if not api and not _SYMBOL_TITLE.fullmatch(name.strip()):
                             continue
                         keys = _symbol_keys(name)
                         for depth, key in enumerate(keys):

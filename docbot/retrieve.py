@@ -21,7 +21,9 @@ MMR_LAMBDA = 0.75  # relevance vs. novelty; 1.0 = plain relevance order
 TINY_WORDS = 40  # a section shorter than this brings its parent's lead
 LEAD_WORDS = 80  # how much of the parent's lead it brings
 BOOST_WEIGHT = 1.0  # weight of the "cited earlier in the conversation" list in the fusion
+LISTING_CODE_SHARE = 0.95  # a page whose text is at least this share code is a source listing
 _PARA = re.compile(r"\n\s*\n")
+_CODE_BLOCK = re.compile(r"^\s*(```|~~~).*?^\s*\1\s*$", re.S | re.M)
 
 
 class SearchIndex(Protocol):
@@ -121,6 +123,18 @@ def _dedupe(keys: Iterable[str]) -> list[str]:
     return list(seen)
 
 
+def listing_pages(chunks: Iterable[Chunk], share: float = LISTING_CODE_SHARE) -> frozenset[str]:
+    """Pages whose text is (almost) all code: source listings such as Sphinx's ``_modules/`` or Javadoc's
+    ``src-html/``. They stay valid link targets, but are never retrieved as an answer's source: the
+    question is better answered by the documentation of that code."""
+    code: dict[str, int] = {}
+    total: dict[str, int] = {}
+    for chunk in chunks:
+        total[chunk.url] = total.get(chunk.url, 0) + len(chunk.text)
+        code[chunk.url] = code.get(chunk.url, 0) + sum(len(m.group(0)) for m in _CODE_BLOCK.finditer(chunk.text))
+    return frozenset(url for url, size in total.items() if size and code[url] >= share * size)
+
+
 def _lead(text: str, words: int = LEAD_WORDS) -> str:
     first = _PARA.split(text.strip(), maxsplit=1)[0]
     parts = first.split()
@@ -135,6 +149,7 @@ class Retriever:
         self.pool = pool
         self._sections: dict[str, dict[str, list[Chunk]]] = {}
         self._parents: dict[str, dict[tuple[str, tuple[str, ...]], Chunk]] = {}
+        self._listings: dict[str, frozenset[str]] = {}
 
     def _table(self, site: str) -> dict[str, list[Chunk]]:
         if site not in self._sections:
@@ -146,7 +161,12 @@ class Retriever:
             for parts in table.values():
                 parts.sort(key=lambda c: c.part)
             self._sections[site], self._parents[site] = table, parents
+            self._listings[site] = listing_pages(self.index.chunks(site))
         return self._sections[site]
+
+    def _listing(self, chunk: Chunk) -> bool:
+        self._table(chunk.site)
+        return chunk.url in self._listings[chunk.site]
 
     def section(self, site: str, deep_url: str, **extra: Any) -> Hit | None:
         """The whole section behind ``deep_url`` (parts merged, tiny ones with the parent's lead)."""
@@ -182,6 +202,9 @@ class Retriever:
         if within:
             dense = [h for h in dense if h[0].url == within]
             lexical = [h for h in lexical if h[0].url == within]
+        else:
+            dense = [h for h in dense if not self._listing(h[0])]
+            lexical = [h for h in lexical if not self._listing(h[0])]
         site_of: dict[str, str] = {}
         best_dense: dict[str, float] = {}
         best_lex: dict[str, float] = {}

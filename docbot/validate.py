@@ -18,7 +18,7 @@ from crawlers.model import AnchorMap
 from crawlers.urls import join, normalize, split_fragment
 from docbot.answer import GROUP_ORDER, Group, LinkOutcome, Reference
 from docbot.grouping import group_references
-from docbot.repair import Match, SiteIndex, remember, repair_on_page, repair_page, transplant
+from docbot.repair import Match, SiteIndex, rank_on_page, remember, repair_on_page, repair_page, transplant
 from docbot.urlish import DISGUISED, may_hide_urls, outside_code, undisguise
 
 CACHE_SIZE = 8192  # checked URLs remembered per validator
@@ -245,7 +245,7 @@ class ReferenceValidator:
         if match is not None and match.reason == "exists" and not why_page:
             return self._result(url, name, match, "kept", "page and fragment exist" if fragment else "page exists", dir_form)
         if match is None:
-            moved = transplant(index, canonical, fragment)
+            moved = transplant(index, canonical, fragment) or rank_on_page(index, canonical, fragment)
             if moved:
                 return self._result(url, name, moved, "rewritten", _join(why_page, moved.reason))
             return self._result(url, name, Match(canonical, "", ""), "fragment_dropped",

@@ -8,7 +8,7 @@ import http.server
 import json
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
@@ -20,6 +20,8 @@ EVAL_ROOTS = {
     "flask": Path("/usr/share/doc/python-flask-doc/html"),
     "requests": Path("/usr/share/doc/python-requests-doc/html"),
     "drf": Path("/usr/share/doc/python3-djangorestframework/html"),
+    "sqlalchemy": Path("/usr/share/doc/python-sqlalchemy-doc/html"),
+    "git": Path("/usr/share/doc/git-doc"),
 }
 
 
@@ -63,10 +65,8 @@ def eval_cases() -> list[dict]:
 @pytest.fixture(scope="session")
 def eval_site_servers() -> Iterator[dict[str, str]]:
     """site name → base URL of that site's root served on 127.0.0.1."""
-    with serve_directory(EVAL_ROOTS["flask"]) as flask, serve_directory(
-        EVAL_ROOTS["requests"]
-    ) as requests, serve_directory(EVAL_ROOTS["drf"]) as drf:
-        yield {"flask": flask, "requests": requests, "drf": drf}
+    with ExitStack() as stack:
+        yield {site: stack.enter_context(serve_directory(root)) for site, root in EVAL_ROOTS.items()}
 
 
 @pytest.fixture(scope="session")

@@ -40,6 +40,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--all-sites", action="store_true",
         help="ask every question across all indexed sites instead of its own, as the Slack bot does with no site set",
     )
+    p.add_argument(
+        "--no-held-out", action="store_true",
+        help="skip the held-out figures (each site's questions answered by a gate fitted without that site)",
+    )
     p.add_argument("--json", action="store_true", help="print the JSON report instead of Markdown")
     p.set_defaults(func=run)
 
@@ -95,7 +99,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     pipeline = Pipeline.from_settings(settings)
     validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts) if cases else None
     data = build_report(pipeline, questions, base_urls, thresholds, validator, cases, progress=_progress,
-                        all_sites=args.all_sites)
+                        all_sites=args.all_sites, held_out=not args.no_held_out)
     markdown = write_outputs(data, Path(args.out))
     print(render_json(data) if args.json else markdown, end="")
     for failure in data.failures:

@@ -114,13 +114,21 @@ def targets(question: Question, base_url: str) -> frozenset[str]:
 
 
 def is_hit(result: QuestionResult, k: int) -> bool:
-    """A gold or accepted section is among the first ``k`` links."""
+    """The question was answered and a gold or accepted section is among its first ``k`` links.
+
+    A refusal ("not covered", with the closest topics as links) is a miss even when a topic is right:
+    the person asking got no answer.
+    """
+    if result.status == NOT_COVERED:
+        return False
     want = targets(result.question, result.base_url)
     return any(normalize_link(u, result.base_url) in want for u in result.links[:k])
 
 
 def is_page_hit(result: QuestionResult, k: int) -> bool:
-    """A page of a gold or accepted section is among the first ``k`` links."""
+    """The question was answered and a page of a gold or accepted section is among its first ``k`` links."""
+    if result.status == NOT_COVERED:
+        return False
     want = {link.partition("#")[0] for link in targets(result.question, result.base_url)}
     return any(page_of(u, result.base_url) in want for u in result.links[:k])
 
@@ -136,6 +144,16 @@ def is_case_right(result: CaseResult) -> bool:
         return False
     got = normalize_link(result.output, result.base_url)
     return any(got == normalize_link(link, result.base_url) for link in (case.expected, *case.also_ok))
+
+
+def is_wrong_rewrite(result: CaseResult) -> bool:
+    """The validator rewrote the link to a target that is neither the expected nor an also-ok link."""
+    if result.action != "rewritten":
+        return False
+    if result.output is None or result.case.expected is None:
+        return True
+    got = normalize_link(result.output, result.base_url)
+    return all(got != normalize_link(link, result.base_url) for link in (result.case.expected, *result.case.also_ok))
 
 
 def rate(hits: int, total: int) -> float | None:
@@ -169,6 +187,7 @@ class Metrics:
     cases: int = 0
     repair: float | None = None
     repair_by_category: Mapping[str, float | None] = field(default_factory=dict)
+    wrong_rewrites: int = 0  # cases rewritten to a link that is neither expected nor also ok (worse than a drop)
     latency_ms: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict)
     by_site: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict)
 
@@ -191,6 +210,7 @@ class Metrics:
             "cases": self.cases,
             "repair": r(self.repair),
             "repair_by_category": {k: r(v) for k, v in sorted(self.repair_by_category.items())},
+            "wrong_rewrites": self.wrong_rewrites,
             "latency_ms": {s: {k: r(v) for k, v in d.items()} for s, d in self.latency_ms.items()},
             "by_site": {s: {k: r(v) for k, v in d.items()} for s, d in sorted(self.by_site.items())},
         }
@@ -237,6 +257,7 @@ def compute_metrics(results: Sequence[QuestionResult], cases: Sequence[CaseResul
         cases=len(cases),
         repair=rate(sum(ok for oks in by_category.values() for ok in oks), len(cases)),
         repair_by_category={k: rate(sum(v), len(v)) for k, v in by_category.items()},
+        wrong_rewrites=sum(is_wrong_rewrite(c) for c in cases),
         latency_ms=latency(results),
         by_site={s: _question_rates([r for r in results if r.question.site == s]) for s in sites},
         **rates,

@@ -43,11 +43,16 @@ class ReportData:
     cases: tuple[CaseResult, ...] = ()
     duration_s: float = 0.0
     all_sites: bool = False  # questions asked without their site, across every indexed site
+    held_out: Metrics | None = None  # the same questions, each site's answered by a gate fitted without it
 
     @property
     def passed(self) -> bool:
         return not self.failures
 
+
+HELD_OUT_NOTE = ("Held out: each site's questions answered by a gate fitted on the other sites' questions only "
+                 "(leave one site out); the figure to expect on a site nobody has labelled.")
+HELD_OUT = ("hit1", "hit3", "page_hit3", "refusal", "false_refusal")
 
 ALL_SITES_NOTE = ("Every question was asked across all indexed sites, without naming its own, "
                   "as the Slack bot does when no site is set.")
@@ -107,6 +112,7 @@ def render_json(data: ReportData) -> str:
         "metrics": data.metrics.to_json(),
         "duration_s": round(data.duration_s, 1),
         "all_sites": data.all_sites,
+        "held_out_metrics": data.held_out.to_json() if data.held_out else None,
         "questions": [question_json(r) for r in data.questions],
         "cases": [case_json(c) for c in data.cases],
     }
@@ -125,11 +131,18 @@ def render_markdown(data: ReportData) -> str:
         + "."
         + (f" {ALL_SITES_NOTE}" if data.all_sites else ""),
         "",
-        "| metric | value | threshold |",
-        "|---|---:|---|",
     ]
-    for name, label in HEADLINE:
-        lines.append(f"| {label} | {fmt(getattr(m, name))} | {_threshold_label(name, data.thresholds)} |")
+    held = data.held_out
+    if held is None:
+        lines += ["| metric | value | threshold |", "|---|---:|---|"]
+        for name, label in HEADLINE:
+            lines.append(f"| {label} | {fmt(getattr(m, name))} | {_threshold_label(name, data.thresholds)} |")
+    else:
+        lines += ["| metric | in sample | held out | threshold |", "|---|---:|---:|---|"]
+        for name, label in HEADLINE:
+            other = fmt(getattr(held, name)) if name in HELD_OUT else ""
+            lines.append(f"| {label} | {fmt(getattr(m, name))} | {other} | {_threshold_label(name, data.thresholds)} |")
+        lines += ["", HELD_OUT_NOTE]
     for failure in data.failures:
         lines.append(f"\n**Below threshold:** {_md_cell(failure)}")
     if m.by_site:
@@ -140,10 +153,17 @@ def render_markdown(data: ReportData) -> str:
                 f"| {_md_cell(site)} | {fmt(d['link_validity'])} | {fmt(d['hit1'])} | {fmt(d['hit3'])} | "
                 f"{fmt(d['page_hit3'])} | {fmt(d['refusal'])} | {fmt(d['false_refusal'])} |"
             )
+    if held is not None and held.by_site:
+        lines += ["", "### Held out, by site", "", "| site | hit@1 | hit@3 | refused (oos) | false refusals |",
+                  "|---|---:|---:|---:|---:|"]
+        for site, d in held.by_site.items():
+            lines.append(f"| {_md_cell(site)} | {fmt(d['hit1'])} | {fmt(d['hit3'])} | {fmt(d['refusal'])} | "
+                         f"{fmt(d['false_refusal'])} |")
     if m.repair_by_category:
         lines += ["", "### Link repair by category", "", "| category | accuracy |", "|---|---:|"]
         for cat, value in sorted(m.repair_by_category.items()):
             lines.append(f"| {_md_cell(cat)} | {fmt(value)} |")
+        lines += ["", f"Wrong rewrites (a link rewritten to the wrong target; worse than a drop): **{m.wrong_rewrites}**"]
     if m.latency_ms:
         lines += ["", "### Latency per stage", "", "| stage | p50 | p95 |", "|---|---:|---:|"]
         for stage, d in m.latency_ms.items():
@@ -210,8 +230,11 @@ def render_html(data: ReportData) -> str:
     e = html.escape
     m = data.metrics
     verdict = "passed" if data.passed else "failed"
+    held = data.held_out
     rows = "".join(
-        f"<tr><td>{e(label)}</td><td>{e(fmt(getattr(m, name)))}</td><td>{e(_threshold_label(name, data.thresholds))}</td></tr>"
+        f"<tr><td>{e(label)}</td><td>{e(fmt(getattr(m, name)))}</td>"
+        f"<td>{e(fmt(getattr(held, name)) if held is not None and name in HELD_OUT else '')}</td>"
+        f"<td>{e(_threshold_label(name, data.thresholds))}</td></tr>"
         for name, label in HEADLINE
     )
     below = "".join(f"<li>{e(f)}</li>" for f in data.failures)
@@ -247,8 +270,10 @@ td,th{{border:1px solid #ccc;padding:4px 8px;vertical-align:top;text-align:left}
 ({m.valid_links} valid), {m.cases} link-repair cases, {data.duration_s:.0f} s.{mode}</p>
 {render_svg(m, data.thresholds)}
 <ul class="failed">{below}</ul>
-<table><tr><th>metric</th><th>value</th><th>threshold</th></tr>{rows}</table>
+<table><tr><th>metric</th><th>in sample</th><th>held out</th><th>threshold</th></tr>{rows}</table>
+<p>{e(HELD_OUT_NOTE) if held is not None else ""}</p>
 <h2>Link repair by category</h2><table><tr><th>category</th><th>accuracy</th></tr>{cats}</table>
+<p>Wrong rewrites (a link rewritten to the wrong target; worse than a drop): <b>{m.wrong_rewrites}</b></p>
 <h2>Latency per stage</h2><table><tr><th>stage</th><th>p50</th><th>p95</th></tr>{lat}</table>
 <h2>Question failures</h2>
 <table><tr><th>id</th><th>question</th><th>status</th><th>cited links</th><th>gold</th><th>why</th></tr>{qfail}</table>

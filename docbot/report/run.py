@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from dataclasses import replace
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -19,8 +20,10 @@ from crawlers.model import AnchorMap
 from crawlers.urls import join
 from docbot.errors import ConfigError
 from docbot.report.live import DEFAULT_CONCURRENCY, check_links
+from docbot.report.heldout import held_out_answers
 from docbot.report.metrics import (
     CaseResult,
+    Metrics,
     Question,
     QuestionResult,
     RepairCase,
@@ -156,8 +159,13 @@ def build_report(
     client: httpx.AsyncClient | None = None,
     progress: Progress = _no_progress,
     all_sites: bool = False,
+    held_out: bool = False,
 ) -> ReportData:
-    """Ask, check live, replay cases, score, and compare with the thresholds."""
+    """Ask, check live, replay cases, score, and compare with the thresholds.
+
+    ``held_out``: also answer every site's questions with a gate fitted on the other sites only, score
+    those answers the same way, and hold them to the same thresholds.
+    """
     started = time.perf_counter()
     for site in {q.site for q in questions} | {c.site for c in cases}:
         site_base(base_urls, site)  # fail before the slow part
@@ -165,10 +173,18 @@ def build_report(
     results = score_answers(questions, answers, base_urls, client)
     case_results = run_cases(validator, cases, base_urls) if validator is not None and cases else []
     metrics = compute_metrics(results, case_results)
+    failures = check_thresholds(metrics, thresholds)
+    held: Metrics | None = None
+    if held_out and not all_sites:
+        others = held_out_answers(pipeline, questions)  # type: ignore[arg-type]
+        if others is not None:
+            held = compute_metrics(score_answers(questions, others, base_urls, client))
+            failures += [f"held-out {f}" for f in check_thresholds(held, replace(thresholds, repair=None))]
     return ReportData(
         metrics=metrics,
         thresholds=thresholds,
-        failures=tuple(check_thresholds(metrics, thresholds)),
+        failures=tuple(failures),
+        held_out=held,
         questions=tuple(results),
         cases=tuple(case_results),
         duration_s=time.perf_counter() - started,

@@ -14,6 +14,8 @@ ROOTS = {
     "flask": Path("/usr/share/doc/python-flask-doc/html"),
     "requests": Path("/usr/share/doc/python-requests-doc/html"),
     "drf": Path("/usr/share/doc/python3-djangorestframework/html"),
+    "sqlalchemy": Path("/usr/share/doc/python-sqlalchemy-doc/html"),
+    "git": Path("/usr/share/doc/git-doc"),
 }
 PYTHON_DOCS = Path("/usr/share/doc/python3.11-doc/html")
 

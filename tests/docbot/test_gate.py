@@ -1,16 +1,20 @@
 from __future__ import annotations
 
+import math
+
+import pytest
+
 from ask_fakes import FakeIndex, make_chunks
 
 from docbot.chunk import Chunk, content_hash
 from docbot.gate import (
-    MAX_UNKNOWN_SHARE,
+    FEATURES,
     NO_HITS,
-    RELEVANCE_THRESHOLD,
     UNKNOWN_TERMS,
     WEAK_EVIDENCE,
+    Evidence,
+    GateModel,
     closest_topics,
-    confidence,
     coverage,
     decide,
     unknown_share,
@@ -51,32 +55,56 @@ def test_agreement_rank_is_how_deep_both_rankings_first_share_a_section() -> Non
     assert agreement_rank([], ["a"], none=41) == 41
 
 
+# A site's off-topic noise floor: what its everyday probes score.
+FLOOR = Evidence(dense=0.2, coverage=0.2, agreement=math.log(15), unknown=0.7, lexical=2.0)
+
+
+def shipped() -> GateModel:
+    return GateModel.load()
+
+
+def test_shipped_model_loads_with_the_features_the_gate_measures() -> None:
+    model = shipped()
+    assert len(model.weights) == len(FEATURES) and model.meta and model.meta["out_of_scope"] > 0
+
+
 def test_well_supported_question_is_answered() -> None:
-    yes = decide("limit upload size", Retrieval(tuple(UPLOADS), 0.6, 5.0, agreement=1), FREQ, DOCS)
-    assert yes.answer and yes.confidence > 0.5 and yes.reason == "answer"
+    yes = decide("limit upload size", Retrieval(tuple(UPLOADS), 0.6, 9.0, agreement=1), FREQ, DOCS, FLOOR, shipped())
+    assert yes.answer and yes.confidence > 0.5 and yes.reason == "answer" and yes.relevance > 0
 
 
-def test_question_about_words_the_docs_never_use_is_refused() -> None:
-    no = decide("schedule celery beat tasks to upload", Retrieval(tuple(UPLOADS), 0.6, 5.0, agreement=1), FREQ, DOCS)
-    assert not no.answer and no.reason == UNKNOWN_TERMS and no.confidence < 0.5
+def test_evidence_no_better_than_the_sites_off_topic_probes_is_refused() -> None:
+    no = decide("schedule celery beat tasks", Retrieval(tuple(UPLOADS), 0.2, 2.0, agreement=15), FREQ, DOCS, FLOOR,
+                shipped())
+    assert not no.answer and no.reason in (WEAK_EVIDENCE, UNKNOWN_TERMS) and no.confidence < 0.5
 
 
-def test_disagreeing_retrievers_lower_relevance_until_refused() -> None:
+def test_the_same_evidence_answers_on_a_quiet_site_and_not_on_a_noisy_one() -> None:
+    # Scaled by the site itself: a cosine of 0.45 is strong where off-topic questions score 0.15, and
+    # nothing special where they score 0.45 (a large site, whose best chunk is close to anything).
+    retrieval = Retrieval(tuple(UPLOADS), 0.45, 6.0, agreement=2)
+    quiet = Evidence(0.15, 0.2, math.log(15), 0.7, 1.0)
+    noisy = Evidence(0.45, 0.6, math.log(2), 0.0, 6.0)
+    assert decide("limit upload size", retrieval, FREQ, DOCS, quiet, shipped()).answer
+    assert not decide("limit upload size", retrieval, FREQ, DOCS, noisy, shipped()).answer
+
+
+def test_disagreeing_retrievers_lower_relevance() -> None:
     query = "limit upload size file"
-    agree = decide(query, Retrieval(tuple(UPLOADS), 0.45, 5.0, agreement=1), FREQ, DOCS)
-    apart = decide(query, Retrieval(tuple(UPLOADS), 0.45, 5.0, agreement=30), FREQ, DOCS)
-    assert agree.answer
-    assert not apart.answer and apart.reason == WEAK_EVIDENCE and apart.relevance < agree.relevance
+    agree = decide(query, Retrieval(tuple(UPLOADS), 0.45, 5.0, agreement=1), FREQ, DOCS, FLOOR, shipped())
+    apart = decide(query, Retrieval(tuple(UPLOADS), 0.45, 5.0, agreement=30), FREQ, DOCS, FLOOR, shipped())
+    assert apart.relevance < agree.relevance
 
 
 def test_nothing_retrieved_is_refused() -> None:
-    assert decide("anything", Retrieval((), 0.9), {}, 1).reason == NO_HITS
+    assert decide("anything", Retrieval((), 0.9), {}, 1, FLOOR, shipped()).reason == NO_HITS
 
 
-def test_confidence_is_half_at_either_threshold_and_bounded() -> None:
-    assert confidence(RELEVANCE_THRESHOLD) == 0.5
-    assert confidence(RELEVANCE_THRESHOLD + 1, unknown=MAX_UNKNOWN_SHARE) == 0.5
-    assert confidence(10) == 1.0 and confidence(-10) == 0.0
+def test_gate_model_round_trips_and_refuses_a_model_of_other_features() -> None:
+    model = shipped()
+    assert GateModel.from_json(model.to_json()) == model
+    with pytest.raises(ValueError, match="refit"):
+        GateModel.from_json({**model.to_json(), "features": ["dense"]})
 
 
 def test_retrieval_reports_agreement_per_site() -> None:

@@ -147,8 +147,28 @@ def _rest(s: SectionText) -> tuple:
 
 def test_tokenizer_keeps_api_names_whole() -> None:
     tokens = tokenize("Use flask.Flask.route() and SESSION_COOKIE_SECURE in the config.")
-    assert {"flask.flask.route", "flask.route", "session_cookie_secure", "session", "cookie", "secure"} <= set(tokens)
+    assert {"flask.flask.route", "flask.route", "session_cookie_secure"} <= set(tokens)
+    assert set(tokenize("session cookie secure")) <= set(tokens)  # the words of a name, stemmed like any word
     assert "the" not in tokens and "in" not in tokens
+
+
+def test_tokenizer_meets_the_docs_words_in_other_forms() -> None:
+    for asked, written in (("ignored", "ignore"), ("negation", "negates"), ("retrying", "retries"),
+                           ("tracked files", "tracking file")):
+        assert set(tokenize(asked)) == set(tokenize(written)), (asked, written)
+    assert tokenize("HTTP2 utf8") == ["http2", "utf8"]  # words with digits stay as written
+
+
+def test_a_bm25_index_built_by_another_tokenizer_is_rebuilt(tmp_path: Path) -> None:
+    import json
+
+    from docbot.lexical import META_FILE, Lexical
+
+    Lexical.build(["a"], ["session cookie"], "h").save(tmp_path / "bm25")
+    assert Lexical.load(tmp_path / "bm25") is not None
+    meta = json.loads((tmp_path / "bm25" / META_FILE).read_text())
+    (tmp_path / "bm25" / META_FILE).write_text(json.dumps({**meta, "tokenizer": "words/1"}))
+    assert Lexical.load(tmp_path / "bm25") is None  # the index then rebuilds it from the manifest
 
 
 def test_progress_and_collection_records_model(tmp_path: Path) -> None:

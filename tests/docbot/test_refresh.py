@@ -76,6 +76,20 @@ def test_renamed_heading_is_reported_and_logged_link_repaired(tiny: tuple[Path, 
     assert "setting-up-the-project" in render_markdown(second)
 
 
+def test_logged_link_to_a_reworded_heading_is_repaired_by_the_heading_ranking(tiny: tuple[Path, str, Settings]) -> None:
+    root, base, settings = tiny
+    refresh(settings, embedder=HashEmbedder())
+    (root / "guide.html").write_text(  # the heading was reworded and its id with it
+        PAGE.format(title="Guide", h1="guide", body='<h2 id="installation">Installation</h2><p>Run the installer.</p>'
+                    '<h2 id="usage">Usage</h2><p>Call the main function with a path.</p>'),
+        encoding="utf-8",
+    )
+    report = refresh(settings, embedder=HashEmbedder(), links=[(3, base + "guide.html#setting-up-and-installing")])
+    [repaired] = report.links
+    assert (repaired.action, repaired.output) == ("rewritten", base + "guide.html#installation")
+    assert 'paraphrase of heading "Installation"' in repaired.reason
+
+
 def test_failed_site_exits_non_zero_and_keeps_its_map(tmp_path: Path) -> None:
     root = tmp_path / "site"
     write_site(root, "setting-up")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from docbot.gate import Evidence
 from docbot.report.live import check_links
 from docbot.report.metrics import Question, RepairCase, Thresholds
 from docbot.report.render import render_html, render_json, render_markdown
@@ -110,10 +111,12 @@ def test_report_with_fake_pipeline_and_real_server(site: str) -> None:
     assert (m.links, m.valid_links) == (4, 3)
     assert m.hit3 == 50.0 and m.hit1 == 50.0 and m.refusal == 100.0
     assert m.repair_by_category == {"case": 100.0, "nonexistent_fragment": 0.0}
+    assert m.wrong_rewrites == 0
     assert not data.passed and len(data.failures) == 2
 
     md = render_markdown(data)
     assert "failed" in md and "| Link validity (live) | 75.0% | ≥ 100% |" in md
+    assert "Wrong rewrites (a link rewritten to the wrong target; worse than a drop): **0**" in md
     assert "api.html#pkg.Thing.gone" in md and "<it>" not in md  # question text escaped
     page = render_html(data)
     assert "<svg" in page and "&lt;it&gt;" in page and "<it>" not in page
@@ -157,3 +160,63 @@ def test_all_sites_asks_without_the_question_s_site_and_says_so(site: str) -> No
     assert data.metrics.hit1 == 100.0
     assert "across all indexed sites" in render_markdown(data) and "across all indexed sites" in render_html(data)
     assert json.loads(render_json(data))["all_sites"] is True
+
+
+class GatedPipeline(FakePipeline):
+    """Answers when its gate scores the question's evidence (a number in the question) above the threshold."""
+
+    def __init__(self, base: str, gate: object) -> None:
+        super().__init__(base)
+        self.gate = gate
+        self.used: list[tuple[str | None, tuple[str, ...]]] = []
+
+    def evidence(self, question: str, site: str):  # noqa: ANN201
+        from docbot.gate import Evidence
+
+        return Evidence(float(question.split()[-1]), 0.0, 0.0, 0.0, 0.0)
+
+    def ask(self, question: str, site: str | None = None) -> FakeAnswer:
+        self.used.append((site, tuple((getattr(self.gate, "meta", None) or {}).get("sites", ()))))
+        if self.gate.score(self.evidence(question, site or "")) < self.gate.threshold:
+            return FakeAnswer("not_covered", ())
+        return FakeAnswer("answered", (Ref(self.base + "guide/index.html#install"),))
+
+
+def test_held_out_answers_each_site_with_a_gate_fitted_without_it(site: str) -> None:
+    from docbot.gate_fit import Example, fit
+
+    questions = []
+    for s in ("a", "b", "c"):
+        questions += [Question(f"{s}-{i}", s, "semantic", f"install step {0.5 + i / 10}", gold=("guide/#install",))
+                      for i in range(4)]
+        questions += [Question(f"{s}-o{i}", s, "out_of_scope", f"kubernetes {0.1 + i / 20}") for i in range(2)]
+    shipped = fit([Example("x", Evidence(d, 0, 0, 0, 0), d > 0.3) for d in (0.1, 0.2, 0.6, 0.7, 0.8)])
+    pipeline = GatedPipeline(site, shipped)
+    data = build_report(pipeline, questions, {s: site for s in "abc"}, Thresholds(hit3=100, refusal=100),
+                        held_out=True)
+    assert pipeline.gate is shipped  # restored after the folds
+    held = [(asked, fitted) for asked, fitted in pipeline.used[len(questions):]]
+    assert len(held) == len(questions) and all(asked not in fitted for asked, fitted in held)
+    assert data.held_out is not None and data.held_out.hit3 == 100.0 and data.held_out.refusal == 100.0
+    assert data.passed
+    md = render_markdown(data)
+    assert "| metric | in sample | held out | threshold |" in md and "### Held out, by site" in md
+    assert json.loads(render_json(data))["held_out_metrics"]["refusal"] == 100.0
+
+
+def test_held_out_figures_below_threshold_fail_the_report(site: str) -> None:
+    from docbot.gate_fit import Example, fit
+
+    # Site b's answerable questions look like the other sites' out-of-scope ones: only a gate that
+    # has seen b answers them, so the held-out figures fail while the in-sample ones pass.
+    questions = [Question("a-1", "a", "semantic", "install 0.8", gold=("guide/#install",)),
+                 Question("a-2", "a", "out_of_scope", "k8s 0.2"),
+                 Question("c-1", "c", "semantic", "install 0.9", gold=("guide/#install",)),
+                 Question("c-2", "c", "out_of_scope", "k8s 0.3"),
+                 Question("b-1", "b", "semantic", "install 0.25", gold=("guide/#install",)),
+                 Question("b-2", "b", "out_of_scope", "k8s 0.05")]
+    shipped = fit([Example("x", Evidence(d, 0, 0, 0, 0), d > 0.1) for d in (0.0, 0.05, 0.25, 0.8, 0.9)])
+    data = build_report(GatedPipeline(site, shipped), questions, {s: site for s in "abc"},
+                        Thresholds(false_refusal=0), held_out=True)
+    assert data.metrics.false_refusal == 0.0
+    assert any(f.startswith("held-out false_refusal") for f in data.failures) and not data.passed

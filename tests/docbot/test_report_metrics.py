@@ -11,6 +11,7 @@ from docbot.report.metrics import (
     check_thresholds,
     compute_metrics,
     is_case_right,
+    is_wrong_rewrite,
     normalize_link,
     percentile,
     question_failures,
@@ -124,6 +125,13 @@ CASES = [
 
 def test_case_right_needs_action_and_target() -> None:
     assert [is_case_right(c) for c in CASES] == [True, True, False, False, False, True, True]
+
+
+def test_wrong_rewrites_count_only_rewrites_to_a_wrong_target() -> None:
+    # the wrong case target counts; a dropped cross_page case and a rewrite onto an also-ok target do not
+    assert [is_wrong_rewrite(c) for c in CASES] == [False, False, True, False, False, False, False]
+    assert compute_metrics([], CASES).wrong_rewrites == 1
+    assert compute_metrics([], CASES).to_json()["wrong_rewrites"] == 1
 
 
 def test_repair_accuracy_by_category() -> None:

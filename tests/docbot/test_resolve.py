@@ -39,3 +39,14 @@ def test_quoted_title() -> None:
 
 def test_nothing_explicit() -> None:
     assert resolver().resolve("how do I keep users logged in?", ["demo"]) == []
+
+
+def test_a_heading_that_only_starts_with_an_api_name_is_not_that_api() -> None:
+    # A release note titled "App.route() now checks methods" must not outrank the API entry App.route.
+    notes = ("changes.html", "app-route-now-checks-methods", "App.route() now checks methods",
+             ("Changes", "App.route() now checks methods"), "heading", "Release notes", "Since 2.0 ...")
+    from ask_fakes import SECTIONS
+
+    amap = make_map(sections=(notes, *SECTIONS))
+    targets = Resolver({"demo": amap}, make_validator()).resolve("What does App.route do?", ["demo"])
+    assert [t.deep_url for t in targets] == ["http://docs.test/api.html#app.App.route"]

@@ -50,3 +50,13 @@ def test_site_filter_and_boost() -> None:
     assert all(h.site == "demo" for h in retriever.search("upload size limit", sites=["demo"]).hits)
     boosted = retriever.search("cookie", k=5, boost=["http://docs.test/guide.html#sessions"])
     assert boosted.hits[0].deep_url == "http://docs.test/guide.html#sessions"
+
+
+def test_a_source_listing_page_is_never_an_answer_but_stays_searchable_within() -> None:
+    url = "http://docs.test/_modules/app/uploads.html"
+    code = "```\ndef limit_upload_size(max_content_length):\n    # upload size limit\n    return max_content_length\n```"
+    listing = Chunk("src", "demo", url, None, url, "app.uploads", ("Source code for app.uploads",), 1, "Other",
+                    code, content_hash(code))
+    retriever = Retriever(FakeIndex([*make_chunks(), listing]))
+    assert url not in {h.url for h in retriever.search("limit upload size max_content_length", k=5).hits}
+    assert [h.url for h in retriever.search("limit upload size", k=2, within=url).hits] == [url]

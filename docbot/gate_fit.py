@@ -1,0 +1,92 @@
+"""Fit the gate (:class:`docbot.gate.GateModel`) from labelled questions, and leave one site out.
+
+A logistic regression over the site-scaled :class:`~docbot.gate.Evidence`
+(standardised, L2-penalised, classes weighted equally: there are far fewer
+out-of-scope questions than answerable ones), then a threshold chosen for the
+product's priority: refuse at most :data:`MAX_FIT_REFUSAL` of the training
+questions that the docs do answer, and within that, as many out-of-scope ones as
+possible, in the middle of the gap between the two. Pure numpy, deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from docbot.gate import FEATURES, Evidence, GateModel
+
+MAX_FIT_REFUSAL = 0.02  # share of answerable training questions the threshold may refuse
+L2 = 1.0  # penalty on the standardised weights (in units of one question's loss)
+EMPTY_GAP = 0.5  # threshold below the lowest kept answerable score when no out-of-scope score lies under it
+NEWTON_STEPS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One labelled question: its site, its site-scaled evidence and whether the docs answer it."""
+
+    site: str
+    scaled: Evidence
+    in_scope: bool
+
+
+def _logistic(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+    """Weights and bias of a class-balanced, L2-penalised logistic regression (Newton's method)."""
+    n, d = x.shape
+    pos = max(int(y.sum()), 1)
+    neg = max(n - int(y.sum()), 1)
+    sw = np.where(y > 0, n / (2 * pos), n / (2 * neg))
+    a = np.hstack([np.ones((n, 1)), x])
+    w = np.zeros(d + 1)
+    penalty = np.diag([0.0] + [L2] * d)
+    for _ in range(NEWTON_STEPS):
+        p = 1.0 / (1.0 + np.exp(-np.clip(a @ w, -30, 30)))
+        grad = a.T @ (sw * (p - y)) + penalty @ w
+        hess = (a * (sw * p * (1 - p))[:, None]).T @ a + penalty
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if float(np.abs(step).max()) < 1e-9:
+            break
+    return w[1:], float(w[0])
+
+
+def threshold(in_scope: Sequence[float], out_of_scope: Sequence[float], max_refusal: float = MAX_FIT_REFUSAL) -> float:
+    """The highest cut that refuses at most ``max_refusal`` of ``in_scope``, centred in the gap below it."""
+    kept = sorted(in_scope)
+    if not kept:
+        return 0.0
+    limit = kept[min(math.floor(max_refusal * len(kept)), len(kept) - 1)]
+    below = [s for s in out_of_scope if s < limit]
+    return (limit + max(below)) / 2 if below else limit - EMPTY_GAP
+
+
+def fit(examples: Sequence[Example], meta: Mapping[str, Any] | None = None) -> GateModel:
+    """A gate fitted on ``examples`` (needs answerable and out-of-scope ones)."""
+    if not any(e.in_scope for e in examples) or all(e.in_scope for e in examples):
+        raise ValueError("fitting the gate needs both answerable and out-of-scope questions")
+    x = np.array([e.scaled.vector() for e in examples], dtype=float)
+    y = np.array([1.0 if e.in_scope else 0.0 for e in examples])
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    weights, bias = _logistic((x - mean) / scale, y)
+    model = GateModel(tuple(map(float, weights)), bias, tuple(map(float, mean)), tuple(map(float, scale)), 0.0)
+    scores = [model.score(e.scaled) for e in examples]
+    cut = threshold([s for s, e in zip(scores, examples) if e.in_scope],
+                    [s for s, e in zip(scores, examples) if not e.in_scope])
+    info = {"questions": len(examples), "out_of_scope": int(len(y) - y.sum()),
+            "sites": sorted({e.site for e in examples}), "max_fit_refusal": MAX_FIT_REFUSAL, **dict(meta or {})}
+    return GateModel(model.weights, bias, model.mean, model.scale, cut, info)
+
+
+def leave_one_site_out(examples: Sequence[Example]) -> dict[str, GateModel]:
+    """For each site, the gate fitted on every other site's questions."""
+    return {site: fit([e for e in examples if e.site != site])
+            for site in sorted({e.site for e in examples})}
+
+
+__all__ = ["FEATURES", "Example", "fit", "leave_one_site_out", "threshold"]

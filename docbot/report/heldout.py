@@ -1,0 +1,52 @@
+"""Held-out figures: every site's questions answered by a gate fitted on the other sites only.
+
+The gate is the one part of the pipeline fitted to labelled questions
+(:mod:`docbot.gate_fit`); the figures that predict a site nobody has labelled
+are the ones where the site's own questions played no part in the fit. The
+pipeline's gate is swapped per fold and restored afterwards.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from docbot.gate import Evidence, GateModel
+from docbot.gate_fit import Example, leave_one_site_out
+from docbot.report.metrics import OUT_OF_SCOPE, Question
+
+log = logging.getLogger(__name__)
+
+
+class GatedPipeline(Protocol):
+    gate: GateModel
+
+    def ask(self, question: str, site: str | None = None) -> Any: ...
+
+    def evidence(self, question: str, site: str) -> Evidence: ...
+
+
+def collect_examples(pipeline: GatedPipeline, questions: Sequence[Question]) -> list[Example]:
+    """Each question's site-scaled gate evidence, labelled answerable or out of scope."""
+    return [Example(q.site, pipeline.evidence(q.question, q.site), q.kind != OUT_OF_SCOPE) for q in questions]
+
+
+def held_out_answers(pipeline: GatedPipeline, questions: Sequence[Question]) -> list[Any] | None:
+    """Answers in question order, each from a gate fitted without its site; None when that can't be fitted."""
+    try:
+        folds = leave_one_site_out(collect_examples(pipeline, questions))
+    except ValueError as exc:  # a fold without out-of-scope (or answerable) questions
+        log.warning("no held-out figures: %s", exc)
+        return None
+    shipped = pipeline.gate
+    answers: list[Any] = [None] * len(questions)
+    try:
+        for site, model in folds.items():
+            pipeline.gate = model
+            for i, q in enumerate(questions):
+                if q.site == site:
+                    answers[i] = pipeline.ask(q.question, site=q.site)
+    finally:
+        pipeline.gate = shipped
+    return answers
