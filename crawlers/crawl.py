@@ -3,7 +3,8 @@
 ``crawl`` fetches a site (robots.txt first, then the start URL, the previous
 map's pages, sitemap URLs and every in-scope link), parses each HTML page
 once with :func:`crawlers.extract.extract`, and returns a :class:`CrawlResult`.
-``crawl_site`` adds the disk edges: previous map in, loss check, atomic write.
+``crawl_site`` adds the disk edges: previous map in, loss guard
+(:mod:`crawlers.guard`), atomic write.
 The result never depends on completion order: pages, anchors and texts are
 sorted before they leave.
 """
@@ -23,8 +24,9 @@ from pathlib import Path
 import httpx
 
 from crawlers import fetch as f
-from crawlers.diff import ChangeReport, diff_maps, lost_fraction, merge_renames
-from crawlers.errors import AnchorMapError, CrawlRefused, StartURLError
+from crawlers import guard
+from crawlers.diff import ChangeReport, diff_maps, merge_renames
+from crawlers.errors import AnchorMapError, StartURLError
 from crawlers.fetch import FetchResult, Fetcher
 from crawlers.frontier import MAX_PAGES, MAX_QUERY_VARIANTS, MAX_URL_LENGTH, Frontier
 from crawlers.model import AnchorMap, Page, SectionText, load_section_texts, map_path, save_section_texts
@@ -38,11 +40,12 @@ log = logging.getLogger(__name__)
 
 CONCURRENCY = 8  # requests in flight; a crawl stays on one host (its scope is one origin)
 LOSS_THRESHOLD = 0.2
+OUTAGE_AFTER = 16  # failed pages, with none fetched or unchanged, after which the site counts as down
 MAX_ERROR_SAMPLES = 5
 SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")  # looked for under the start directory and the origin
 # Failures after which a previously known page is kept as last-known-good (flagged stale).
-TRANSIENT = frozenset({f.TIMEOUT_ERR, f.CONNECT_ERR, f.HTTP_ERR, f.SERVER_ERR, f.RATE_LIMITED, f.CLIENT_ERR,
-                       f.REDIRECT_LOOP, f.TOO_MANY_REDIRECTS, "parse_error"})
+TRANSIENT = frozenset({f.TIMEOUT_ERR, f.DEADLINE_ERR, f.CONNECT_ERR, f.HTTP_ERR, f.SERVER_ERR, f.RATE_LIMITED,
+                       f.CLIENT_ERR, f.REDIRECT_LOOP, f.TOO_MANY_REDIRECTS, "parse_error"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +60,10 @@ class CrawlConfig:
     max_pages: int = MAX_PAGES
     concurrency: int = CONCURRENCY
     timeout: float = f.TIMEOUT
+    deadline: float | None = f.DEADLINE  # seconds for one whole request (redirects, retries, body)
+    max_time: float | None = None  # seconds for the whole crawl; pages not reached keep their last entry
+    refetch: bool = False  # no conditional requests: every page is downloaded and parsed again
+    outage_after: int = OUTAGE_AFTER
     max_bytes: int = f.MAX_BYTES
     loss_threshold: float = LOSS_THRESHOLD
     user_agent: str = f.USER_AGENT
@@ -152,10 +159,14 @@ class _Crawl:
         self.pages[prev.url] = dataclasses.replace(prev, stale=stale)
         self.aliases.setdefault(prev.url, set(prev.aliases)).update(aliases)
         self.texts[prev.url] = self.prev_texts.get(prev.url, [])
+        for link in prev.links or ():  # an unchanged page still leads to pages the last crawl did not reach
+            self.admit(link)
 
     def conditional(self, prev: Page | None) -> tuple[str | None, str | None]:
-        # Without the page's previous texts a 304 would leave it textless: fetch it in full.
-        if prev is None or (prev.sections and prev.url not in self.prev_texts):
+        # Without the page's previous texts (or links) a 304 would leave it textless (or a dead end): fetch it.
+        if prev is None or self.config.refetch or prev.links is None or (
+            prev.sections and prev.url not in self.prev_texts
+        ):
             return None, None
         return prev.etag, prev.last_modified
 
@@ -206,14 +217,17 @@ class _Crawl:
             return self.failed(url, dataclasses.replace(result, error="parse_error"), prev, requested)
         if result.truncated:
             self.error("truncated", canonical)
+        if ex.too_deep:
+            self.error("too_deep", canonical)
         source_type = classify(canonical, self.config.source_types, ex.source_type_hint)
-        page, texts = build_page(self.config.site, canonical, result, ex, source_type, aliases)
+        links = self.frontier.scoped(ex.links)
+        page, texts = build_page(self.config.site, canonical, result, ex, source_type, aliases, links)
         self.stats["fetched"] += 1
         self.stats["bytes"] += len(result.body)
         self.pages[canonical] = page
         self.texts[canonical] = texts
         self.aliases.setdefault(canonical, set()).update(aliases)
-        for link in ex.links:
+        for link in links:
             self.admit(link)
         return "ok"
 
@@ -235,7 +249,8 @@ class _Crawl:
         while True:
             url = await self.queue.get()
             try:
-                await self.visit(url)
+                if not self.down():  # a site that is down is not asked for every one of its pages
+                    await self.visit(url)
             except Exception:  # noqa: BLE001
                 log.exception("unexpected error while crawling %s", url)
                 self.error("internal", url)
@@ -245,9 +260,17 @@ class _Crawl:
                     self.progress(self.done, len(self.frontier.seen))
                 self.queue.task_done()
 
+    def down(self) -> bool:
+        """True once ``outage_after`` pages failed and none was fetched or found unchanged."""
+        reached = self.stats["fetched"] + self.stats["not_modified"]
+        return reached == 0 and self.stats["failed"] >= self.config.outage_after
+
     # -- the whole crawl ------------------------------------------------
     async def run(self) -> None:
-        start = normalize(self.config.start_url)
+        try:
+            start = normalize(self.config.start_url)
+        except ValueError as exc:
+            raise StartURLError(f"{self.config.start_url!r} is not a start URL ({exc}); use an http(s) URL") from None
         robots = await fetch_robots(self.fetcher, start)
         if not robots.reachable:
             raise StartURLError(f"Cannot reach {self.config.start_url} — check the URL and that the site is up")
@@ -282,6 +305,13 @@ class _Crawl:
             for w in workers:
                 w.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
+
+    def keep_unreached(self) -> None:
+        """After the crawl's time limit: pages of the previous map not reached yet keep their entries as they were."""
+        self.error("max_time", self.config.start_url)
+        for url, prev in sorted(self.previous.pages.items()) if self.previous else ():
+            if url not in self.pages:
+                self.keep_previous(prev, set(), stale=False)
 
     def result(self, crawled_at: str, duration: float, previous_texts: Sequence[SectionText]) -> CrawlResult:
         pages = {}
@@ -331,12 +361,18 @@ async def crawl(
     """Crawl one site into a new anchor map, section texts and a change report against ``previous``."""
     crawled_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     started = time.monotonic()
-    fetcher = Fetcher(client=client, user_agent=config.user_agent, timeout=config.timeout,
+    fetcher = Fetcher(client=client, user_agent=config.user_agent, timeout=config.timeout, deadline=config.deadline,
                       max_bytes=config.max_bytes, retries=config.retries, backoff=config.backoff)
     state = _Crawl(config, previous, previous_texts, fetcher, progress)
     try:
         async with fetcher:
-            await state.run()
+            try:
+                async with asyncio.timeout(config.max_time):
+                    await state.run()
+            except TimeoutError:
+                log.warning("the crawl of %s reached its time limit (%s s); pages not reached keep their last entry",
+                            config.site, config.max_time)
+                state.keep_unreached()
     finally:
         state.parser.close()
     return state.result(crawled_at, time.monotonic() - started, previous_texts)
@@ -356,15 +392,12 @@ def load_previous(anchor_maps_dir: str | Path, data_dir: str | Path, site: str) 
     return previous, texts
 
 
-def check_loss(config: CrawlConfig, previous: AnchorMap | None, result: CrawlResult, path: Path) -> None:
-    """Raise :class:`CrawlRefused` when the crawl lost more of the previous pages than allowed."""
-    lost = lost_fraction(previous, result.map)
-    if previous is not None and lost > config.loss_threshold:
-        missing = round(lost * len(previous.pages))
-        raise CrawlRefused(
-            f"The crawl of {config.site!r} lost {missing} of {len(previous.pages)} pages ({lost:.0%}, more than "
-            f"{config.loss_threshold:.0%}); {path} was kept. Check the site, then re-run with --force to accept."
-        )
+def check_loss(config: CrawlConfig, previous: AnchorMap | None, result: CrawlResult, path: Path,
+               force: bool = False) -> None:
+    """Raise when the crawl must not replace the previous map (see :func:`crawlers.guard.check`)."""
+    reached = result.stats.fetched + result.stats.not_modified
+    guard.check(config.site, previous, result.map, reached, result.stats.failed, config.loss_threshold, str(path),
+                force, result.report.renames)
 
 
 def crawl_site(
@@ -379,8 +412,7 @@ def crawl_site(
     previous, previous_texts = load_previous(anchor_maps_dir, data_dir, config.site)
     result = asyncio.run(crawl(config, previous, previous_texts, client=client, progress=progress))
     path = map_path(anchor_maps_dir, config.site)
-    if not force:
-        check_loss(config, previous, result, path)
+    check_loss(config, previous, result, path, force)
     if previous is None or result.texts != previous_texts:  # an unchanged site keeps its texts file
         save_section_texts(data_dir, config.site, result.texts)
     result.map.save(path)

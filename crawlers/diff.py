@@ -145,14 +145,6 @@ def diff_maps(
     )
 
 
-def lost_fraction(previous: AnchorMap | None, current: AnchorMap) -> float:
-    """Share of the previous map's pages missing from the new one (stale pages count as kept)."""
-    if previous is None or not previous.pages:
-        return 0.0
-    lost = sum(1 for url in previous.pages if url not in current.pages)
-    return lost / len(previous.pages)
-
-
 def merge_renames(previous: AnchorMap | None, new: Sequence[Rename]) -> list[Rename]:
     """The rename history: the previous one plus new renames not already recorded."""
     history = list(previous.renames) if previous else []

@@ -3,7 +3,9 @@
 CrawlerError
 ├── AnchorMapError   the map is missing, unreadable or of another format version
 ├── StartURLError    the start URL cannot be fetched or is disallowed by robots.txt
-└── CrawlRefused     the crawl lost too many pages to replace the previous map
+├── CrawlRefused     the crawl lost too many pages, anchors or sections to replace the previous map
+├── SiteDown         no page of the site could be fetched; the previous map is kept
+└── BadSiteName      a site name is not a plain name (letters, digits, . _ -)
 
 Messages say what to do next.
 """
@@ -24,4 +26,19 @@ class StartURLError(CrawlerError):
 
 
 class CrawlRefused(CrawlerError):
-    """The crawl lost more pages than the threshold allows; the previous map is kept."""
+    """The crawl lost more pages, anchors or sections than allowed; the previous map is kept.
+
+    ``changed`` lists the pages that changed shape (:class:`crawlers.guard.ShapeChange`).
+    """
+
+    def __init__(self, message: str, changed: tuple[object, ...] = ()) -> None:
+        super().__init__(message)
+        self.changed = changed
+
+
+class SiteDown(CrawlerError):
+    """Every request of a crawl failed; the previous map is kept."""
+
+
+class BadSiteName(CrawlerError):
+    """A site name that cannot be a file name under anchor_maps/ (e.g. ``../x``)."""

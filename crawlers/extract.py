@@ -10,12 +10,15 @@ what they put in the page; slugs are never generated.
 from __future__ import annotations
 
 import functools
+import logging
 import re
 import threading
 from dataclasses import dataclass
 from urllib.parse import unquote, urljoin
 
 from lxml import etree
+
+log = logging.getLogger(__name__)
 
 MAX_SECTIONS = 20_000  # sections kept per page; the rest of a runaway page is ignored
 MAX_SECTION_CHARS = 200_000  # clean text kept per section
@@ -86,8 +89,10 @@ class Extracted:
     links: tuple[str, ...]  # absolute URLs as found (fragment kept), in document order, deduplicated
     source_type_hint: str | None  # e.g. "API reference" when the page is mostly API entries
     canonical: str | None = None  # <link rel=canonical>, absolute
+    too_deep: bool = False  # elements nested deeper than MAX_DEPTH were dropped by the parser
 
 
+MAX_DEPTH = 256  # libxml2's nesting limit without huge_tree (kept off: it also caps memory on hostile pages)
 _EMPTY = Extracted(title="", anchors=frozenset(), sections=(), links=(), source_type_hint=None)
 _local = threading.local()
 
@@ -151,11 +156,17 @@ def _parse(html: bytes | str, encoding: str | None) -> etree._Element | None:
         text = _decode(html, encoding)
     if not text.strip():
         return None
+    parser = _parser(utf8=as_is)
     try:
-        root = etree.fromstring(html if as_is else text, _parser(utf8=as_is))
+        root = etree.fromstring(html if as_is else text, parser)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         return None
+    if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
+        root.set(_TOO_DEEP, "1")  # read back by extract(); the parser's error log is gone by then
     return root
+
+
+_TOO_DEEP = "data-docbot-too-deep"
 
 
 def _utf8_as_is(html: bytes, encoding: str) -> bool:
@@ -197,8 +208,13 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
 
     sections, page_title, api_count, heading_count = walk_sections(main, anchors, html_title, _body_chrome(main, in_body))
     hint = "API reference" if api_count >= 3 and api_count > heading_count else None
+    too_deep = root.get(_TOO_DEEP) is not None
+    if too_deep:
+        log.warning("%s nests elements deeper than %d levels; headings and text below that depth are dropped",
+                    url, MAX_DEPTH)
     return Extracted(
-        title=page_title, anchors=anchors, sections=sections, links=links, source_type_hint=hint, canonical=canonical
+        title=page_title, anchors=anchors, sections=sections, links=links, source_type_hint=hint, canonical=canonical,
+        too_deep=too_deep,
     )
 
 

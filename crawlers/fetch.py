@@ -4,7 +4,8 @@ One :class:`Fetcher` wraps an injected (or owned) ``httpx.AsyncClient`` and
 turns every request into a :class:`FetchResult` value: redirects followed by
 hand (so the chain is recorded and loops are caught), retries with
 exponential backoff on 429/5xx and network errors honouring ``Retry-After``
-(capped), a streamed size cap, and conditional GET with ETag/Last-Modified.
+(capped), a streamed size cap, conditional GET with ETag/Last-Modified, and a
+total deadline per request (a server dripping one byte at a time is cut off).
 Errors are values (``error`` kind), never exceptions.
 """
 
@@ -26,7 +27,8 @@ log = logging.getLogger(__name__)
 DRAIN_BYTES = 64 * 1024  # unneeded bodies up to this size are read to keep the connection
 USER_AGENT = "docbot/0.1 (+docs crawler)"
 MAX_BYTES = 5_000_000
-TIMEOUT = 15.0
+TIMEOUT = 15.0  # per connect/read: a server that drips bytes never trips it, hence DEADLINE
+DEADLINE = 60.0  # seconds for one whole request: redirects, retries and the body included
 RETRIES = 3
 BACKOFF = 0.5  # seconds; doubled on every retry
 MAX_RETRY_AFTER = 30.0  # a server asking for longer is not waited for that long
@@ -36,6 +38,7 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 # Error kinds (FetchResult.error)
 TIMEOUT_ERR = "timeout"
+DEADLINE_ERR = "deadline"  # the whole request took longer than Fetcher.deadline
 CONNECT_ERR = "connect"
 HTTP_ERR = "http"  # any other transport error
 SERVER_ERR = "server_error"  # 5xx after retries
@@ -109,6 +112,7 @@ class Fetcher:
     client: httpx.AsyncClient | None = None
     user_agent: str = USER_AGENT
     timeout: float = TIMEOUT
+    deadline: float | None = DEADLINE
     max_bytes: int = MAX_BYTES
     retries: int = RETRIES
     backoff: float = BACKOFF
@@ -139,7 +143,26 @@ class Fetcher:
         retries: int | None = None,
         follow: Callable[[str], bool] | None = None,
     ) -> FetchResult:
-        """GET ``url`` following redirects (those ``follow`` accepts); a non-HTML body is not downloaded when ``html_only``."""
+        """GET ``url`` following redirects (those ``follow`` accepts); a non-HTML body is not downloaded when ``html_only``.
+
+        The whole request (redirects, retries, body) ends after ``deadline`` seconds with a ``deadline`` error.
+        """
+        try:
+            async with asyncio.timeout(self.deadline):
+                return await self._get(url, etag, last_modified, html_only, retries, follow)
+        except TimeoutError:
+            log.warning("%s took longer than %.0f s in all; given up", url, self.deadline)
+            return FetchResult(url, url, None, error=DEADLINE_ERR)
+
+    async def _get(
+        self,
+        url: str,
+        etag: str | None,
+        last_modified: str | None,
+        html_only: bool,
+        retries: int | None,
+        follow: Callable[[str], bool] | None,
+    ) -> FetchResult:
         headers = {"User-Agent": self.user_agent, "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"}
         if etag:
             headers["If-None-Match"] = etag

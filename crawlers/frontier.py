@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from crawlers.robots import Robots
@@ -42,6 +43,18 @@ class Frontier:
 
     def in_scope(self, url: str) -> bool:
         return in_scope(url, self.prefix, self.include, self.exclude)
+
+    def scoped(self, links: Iterable[str]) -> tuple[str, ...]:
+        """The in-scope pages among ``links``, canonical and sorted (a page keeps them in the map for the next crawl)."""
+        out = set()
+        for link in links:
+            try:
+                canonical = normalize(link.partition("#")[0])
+            except ValueError:
+                continue
+            if self.in_scope(canonical):
+                out.add(canonical)
+        return tuple(sorted(out))
 
     def mark(self, canonical: str) -> None:
         """Record a URL reached another way (a redirect target) so links to it are not queued again."""

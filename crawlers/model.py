@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,10 +19,11 @@ from typing import Any, Iterable
 
 import orjson
 
-from crawlers.errors import AnchorMapError
+from crawlers.errors import AnchorMapError, BadSiteName
 from crawlers.urls import normalize, split_fragment
 
 FORMAT_VERSION = 1
+SITE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a file name under anchor_maps/, never a path
 
 SOURCE_TYPES = (
     "API reference",
@@ -78,6 +80,7 @@ class Page:
     last_modified: str | None = None
     content_hash: str | None = None
     stale: bool = False  # last-known-good entry kept after a failed fetch
+    links: tuple[str, ...] | None = None  # in-scope pages it links to (None: unknown, from an older map)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -90,6 +93,8 @@ class Page:
             "anchors": sorted(set(self.anchors)),
             "sections": [s.to_json() for s in self.sections],
         }
+        if self.links is not None:
+            data["links"] = sorted(set(self.links))
         if self.stale:
             data["stale"] = True
         return data
@@ -107,6 +112,7 @@ class Page:
             last_modified=data.get("last_modified"),
             content_hash=data.get("content_hash"),
             stale=bool(data.get("stale", False)),
+            links=tuple(data["links"]) if "links" in data else None,
         )
 
 
@@ -321,12 +327,20 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def check_site_name(site: str) -> str:
+    """``site`` when it is a plain name; raises :class:`BadSiteName` for anything that could be a path."""
+    if not SITE_NAME.fullmatch(site) or ".." in site:
+        raise BadSiteName(f"Site name {site!r} is not allowed: use letters, digits, '.', '_' and '-' "
+                          "(up to 64, starting with a letter or digit), e.g. --site flask")
+    return site
+
+
 def map_path(anchor_maps_dir: str | os.PathLike[str], site: str) -> Path:
-    return Path(anchor_maps_dir) / f"{site}.json"
+    return Path(anchor_maps_dir) / f"{check_site_name(site)}.json"
 
 
 def sections_path(data_dir: str | os.PathLike[str], site: str) -> Path:
-    return Path(data_dir) / "sites" / site / "sections.jsonl"
+    return Path(data_dir) / "sites" / check_site_name(site) / "sections.jsonl"
 
 
 def load_section_texts(data_dir: str | os.PathLike[str], site: str) -> list[SectionText]:

@@ -2,17 +2,22 @@
 
 ``build_page`` is pure. :class:`ParsePool` runs :func:`crawlers.extract.extract`
 inline for small crawls and in forked worker processes once a crawl is big,
-because extraction is CPU-bound and the event loop must keep fetching.
+because extraction is CPU-bound and the event loop must keep fetching. The
+workers die with the crawler, even when it is killed with SIGKILL (Linux:
+``PR_SET_PDEATHSIG``); on SIGTERM the CLI unwinds and :meth:`ParsePool.close` stops them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import dataclasses
 import hashlib
 import logging
 import multiprocessing
 import os
+import signal
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from collections.abc import Mapping
@@ -53,7 +58,8 @@ def strong_last_modified(headers: Mapping[str, str]) -> str | None:
 
 
 def build_page(
-    site: str, url: str, result: FetchResult, ex: Extracted, source_type: str, aliases: set[str]
+    site: str, url: str, result: FetchResult, ex: Extracted, source_type: str, aliases: set[str],
+    links: tuple[str, ...] = (),
 ) -> tuple[Page, list[SectionText]]:
     """The map entry and section texts of one parsed page (pure)."""
     sections = tuple(Section(s.anchor, s.title, s.level, tuple(s.path), s.kind) for s in ex.sections)
@@ -67,6 +73,7 @@ def build_page(
         etag=result.headers.get("etag"),
         last_modified=strong_last_modified(result.headers),
         content_hash=hashlib.sha256(result.body).hexdigest(),
+        links=links,
     )
     texts = [
         SectionText(site, url, s.anchor, s.title, s.level, tuple(s.path), source_type, s.text, s.kind)
@@ -123,4 +130,20 @@ def _fork_pool(processes: int) -> ProcessPoolExecutor | None:
     """Forked workers need no importable ``__main__`` (spawn would re-run a caller's unguarded script)."""
     if "fork" not in multiprocessing.get_all_start_methods():
         return None
-    return ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
+    return ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"),
+                               initializer=die_with_parent, initargs=(os.getpid(),))
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: get SIGKILL when the crawler dies, however it dies (a no-op off Linux)."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # no prctl: the SIGTERM path of the CLI still stops the pool
+            log.debug("prctl(PR_SET_PDEATHSIG) is not available")
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the crawler's own SIGTERM handler is not the worker's
+    if os.getppid() != parent:  # the crawler died before prctl took effect
+        os._exit(1)

@@ -2,8 +2,9 @@
 
 Each subcommand lives in ``docbot/commands/<name>.py`` and exposes
 ``register(subparsers)`` (adds its parser, sets ``func``) and a
-``run(args, settings) -> int``. Usage errors exit 2; other failures print a
-message that says what to do next and exit 1.
+``run(args, settings) -> int``. Usage errors exit 2; other failures print one
+line that says what to do next and exit 1 (never a traceback; ``-vv`` logs it).
+SIGTERM unwinds like Ctrl-C, so parse workers are shut down and nothing half-written replaces a file.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import signal
 import sys
+import threading
 from collections.abc import Sequence
+from typing import Any
 
 from crawlers.errors import CrawlerError
 from docbot.config import load_settings
@@ -42,6 +46,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is so ``finally`` blocks (worker pools, temp files) run."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -50,6 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    previous = _catch_sigterm()
     try:
         settings = load_settings(
             data_dir=args.data_dir,
@@ -61,9 +74,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (DocbotError, CrawlerError) as exc:
         print(f"docbot: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:  # an unwritable data dir, a full disk, a port in use
+        logging.getLogger(__name__).debug("failed", exc_info=True)
+        hint = f": {exc.filename} — check that path and its permissions" if exc.filename else ""
+        print(f"docbot: {exc.strerror or exc}{hint} (-vv for details)", file=sys.stderr)
+        return 1
+    except Terminated:
+        print("docbot: terminated; nothing was replaced", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("docbot: interrupted; nothing was replaced", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _catch_sigterm() -> Any:
+    """Turn SIGTERM into :class:`Terminated` (main thread only); returns the handler to restore."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    return previous
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -41,6 +41,7 @@ class SiteConfig:
     source_types: tuple[tuple[str, str], ...] = ()  # (glob, source type), first match wins
     max_pages: int | None = None
     concurrency: int | None = None
+    max_time: float | None = None  # seconds for one whole crawl of the site
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +83,22 @@ def _site_from_toml(entry: dict[str, Any], path: Path) -> SiteConfig:
         include=tuple(entry.get("include", ())),
         exclude=tuple(entry.get("exclude", ())),
         source_types=tuple((str(k), str(v)) for k, v in rules.items()),
-        max_pages=entry.get("max_pages"),
-        concurrency=entry.get("concurrency"),
+        max_pages=_positive(entry, "max_pages", int, path),
+        concurrency=_positive(entry, "concurrency", int, path),
+        max_time=_positive(entry, "max_time", float, path),
     )
+
+
+def _positive(entry: dict[str, Any], key: str, kind: type, path: Path) -> Any:
+    """``entry[key]`` when it is a number above 0 (ints for ``int``), None when absent."""
+    value = entry.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)) \
+            or not 0 < value < float("inf"):
+        raise ConfigError(f"{path}: sites.{entry.get('name', '?')}.{key} must be a {'whole ' if kind is int else ''}"
+                          f"number above 0, not {value!r}")
+    return kind(value)
 
 
 def load_settings(

@@ -2,14 +2,15 @@
 
 The model sees only the numbered sources and cites them as ``[n]``; it never
 writes references (the validator strips any URL it invents anyway). Any
-failure — timeout, 5xx, rate limit, empty reply — raises
-:class:`~docbot.errors.GenerationError` so the pipeline falls back to the
-extractive answerer.
+failure — timeout, 5xx, rate limit, empty reply, or no reply within
+:data:`LLM_BUDGET_S` in all — raises :class:`~docbot.errors.GenerationError`
+so the pipeline falls back to the extractive answerer.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -17,8 +18,9 @@ from typing import Any, Protocol
 from docbot.errors import GenerationError
 
 DEFAULT_MODEL = "gpt-4o-mini"
-TIMEOUT_S = 30.0
+TIMEOUT_S = 9.0  # per HTTP request (the client's own timeout; a dripping server can outlast it)
 MAX_RETRIES = 1  # one retry on 429/5xx, then the extractive fallback answers
+LLM_BUDGET_S = 20.0  # the whole LLM call, retries included: the asker waits no longer
 MAX_SOURCE_CHARS = 2500  # per source, so a huge section cannot crowd out the others
 MAX_TOKENS = 600
 
@@ -70,8 +72,9 @@ class LLMGenerator:
 
     name = "llm"
 
-    def __init__(self, chat: Any) -> None:
+    def __init__(self, chat: Any, budget: float = LLM_BUDGET_S) -> None:
         self.chat = chat
+        self.budget = budget
 
     @classmethod
     def from_env(cls, model: str | None = None, **client: Any) -> LLMGenerator:
@@ -89,10 +92,7 @@ class LLMGenerator:
         return cls(ChatOpenAI(**{**options, **client}))
 
     def generate(self, question: str, passages: Sequence[Passage]) -> str:
-        try:
-            reply = self.chat.invoke(messages(question, passages))
-        except Exception as exc:  # noqa: BLE001 - every failure of the edge becomes one fallback path
-            raise GenerationError(f"The LLM call failed ({type(exc).__name__}: {exc}); answered extractively") from exc
+        reply = self._invoke(messages(question, passages))
         content = getattr(reply, "content", reply)
         text = content if isinstance(content, str) else "".join(
             part.get("text", "") if isinstance(part, dict) else str(part) for part in content or ()
@@ -100,6 +100,27 @@ class LLMGenerator:
         if not text.strip():
             raise GenerationError("The LLM returned an empty answer; answered extractively")
         return text.strip()
+
+
+    def _invoke(self, prompt: list[tuple[str, str]]) -> Any:
+        """``chat.invoke`` within the budget; a call still running then is left to finish in the background."""
+        box: dict[str, Any] = {}
+
+        def call() -> None:
+            try:
+                box["reply"] = self.chat.invoke(prompt)
+            except Exception as exc:  # noqa: BLE001 - every failure of the edge becomes one fallback path
+                box["error"] = exc
+
+        worker = threading.Thread(target=call, name="docbot-llm", daemon=True)
+        worker.start()
+        worker.join(self.budget)
+        if worker.is_alive():
+            raise GenerationError(f"The LLM gave no answer within {self.budget:g} s; answered extractively")
+        if "error" in box:
+            exc = box["error"]
+            raise GenerationError(f"The LLM call failed ({type(exc).__name__}: {exc}); answered extractively") from exc
+        return box["reply"]
 
 
 def llm_configured() -> bool:

@@ -9,12 +9,12 @@ says what to do next.
 
 from __future__ import annotations
 
+import logging
 import time
 import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from crawlers.errors import CrawlerError
 from crawlers.model import AnchorMap, map_path
 from docbot.answer import Answer, Reference
 from docbot.config import Settings
@@ -27,6 +27,8 @@ from docbot.lexical import tokenize
 from docbot.resolve import Resolver, Target
 from docbot.retrieve import Hit, Retrieval, Retriever, SearchIndex
 from docbot.validate import ReferenceValidator, Source
+
+log = logging.getLogger(__name__)
 
 DEFAULT_K = 5  # sources handed to the generator
 MAX_QUESTION_CHARS = 2000  # longer questions are truncated (embedding models read ~256 tokens anyway)
@@ -95,10 +97,9 @@ class Pipeline:
         index = Index.open(settings.data_dir, embedder_from_settings(settings), settings.chroma_url)
         maps: dict[str, AnchorMap] = {}
         for site in settings.site_names():
-            try:
-                maps[site] = AnchorMap.load(map_path(settings.anchor_maps, site))
-            except CrawlerError:
-                continue  # configured but never crawled: asking about it says so
+            path = map_path(settings.anchor_maps, site)
+            if path.is_file():  # configured but never crawled: asking about it says so
+                maps[site] = AnchorMap.load(path)  # a corrupt map is an error, never silently "not covered"
         validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts)
         return cls(index, maps, validator, generator if generator is not None else generator_from_env(), **kwargs)
 
@@ -270,8 +271,8 @@ class Pipeline:
         if self.generator is not None:
             try:
                 return self.generator.name, self.generator.generate(question, passages)
-            except GenerationError:
-                pass  # the question is never lost: answer extractively
+            except GenerationError as exc:  # the question is never lost: answer extractively
+                log.warning("LLM fallback: %s", exc)
         return self.extractive.name, self.extractive.generate(question, passages)
 
     @staticmethod

@@ -1,7 +1,8 @@
 """Scheduled refresh: recrawl each site incrementally, re-index what changed, re-check the reference log.
 
-For every site: ``crawl_site`` (conditional requests; it refuses to replace
-the map when too many pages were lost), then ``Index.build`` for that site
+For every site: ``crawl_site`` (conditional requests, or none with ``force``;
+it refuses to replace the map when the site is down or too many pages, anchors
+or sections were lost), then ``Index.build`` for that site
 (only changed chunks are re-embedded). Afterwards every link docbot ever sent
 (the reference log) is checked against the new maps; links that no longer
 hold are listed with the validator's repaired target. The change report is
@@ -19,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from crawlers.errors import CrawlRefused
+from crawlers.errors import CrawlerError, CrawlRefused
 from crawlers.model import AnchorMap, map_path, write_atomic
 from docbot.config import Settings
 from docbot.errors import SiteNotFound
@@ -39,10 +40,11 @@ class SiteRefresh:
     changes: dict[str, Any] | None = None  # ChangeReport.to_json()
     index: dict[str, Any] | None = None  # IndexStats as a dict
     error: str | None = None
+    changed_shape: tuple[str, ...] = ()  # pages that lost most of their anchors or sections (a refused crawl)
 
     def to_json(self) -> dict[str, Any]:
         return {"site": self.site, "start_url": self.start_url, "ok": self.ok, "changes": self.changes,
-                "index": self.index, "error": self.error}
+                "index": self.index, "error": self.error, "changed_shape": list(self.changed_shape)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +92,8 @@ def crawl_config_for(settings: Settings, site: str) -> Any:
 
     for cfg in settings.sites:
         if cfg.name == site:
-            extra = {k: v for k, v in (("max_pages", cfg.max_pages), ("concurrency", cfg.concurrency)) if v is not None}
+            limits = (("max_pages", cfg.max_pages), ("concurrency", cfg.concurrency), ("max_time", cfg.max_time))
+            extra = {k: v for k, v in limits if v is not None}
             return CrawlConfig(site=site, start_url=cfg.url, include=cfg.include, exclude=cfg.exclude,
                                source_types=cfg.source_types, **extra)
     path = map_path(settings.anchor_maps, site)
@@ -101,17 +104,23 @@ def crawl_config_for(settings: Settings, site: str) -> Any:
 
 
 def refresh_site(settings: Settings, site: str, force: bool, client: Any, index: Any | None) -> SiteRefresh:
-    """Crawl one site and re-index it; failures become a SiteRefresh with ``ok=False``."""
+    """Crawl one site and re-index it; failures become a SiteRefresh with ``ok=False``.
+
+    ``force`` refetches every page (no conditional requests); the loss guard still applies.
+    """
     from crawlers.crawl import crawl_site
     from crawlers.model import load_section_texts
 
-    config = crawl_config_for(settings, site)
+    config = dataclasses.replace(crawl_config_for(settings, site), refetch=force)
     try:
-        result = crawl_site(config, settings.anchor_maps, settings.data_dir, force=force, client=client)
+        result = crawl_site(config, settings.anchor_maps, settings.data_dir, client=client)
     except CrawlRefused as exc:
-        return SiteRefresh(site, config.start_url, False, error=f"crawl refused, previous map kept: {exc}")
+        return SiteRefresh(site, config.start_url, False, error=f"crawl refused, previous map kept: {exc}",
+                           changed_shape=tuple(str(c) for c in exc.changed))
+    except CrawlerError as exc:  # the site is down or unreachable: a known failure, no traceback
+        return SiteRefresh(site, config.start_url, False, error=f"crawl failed, previous map kept: {exc}")
     except Exception as exc:  # noqa: BLE001 - one broken site must not stop the others
-        log.exception("refresh of %s failed", site)
+        log.debug("refresh of %s failed", site, exc_info=True)
         return SiteRefresh(site, config.start_url, False, error=f"crawl failed, previous map kept: {type(exc).__name__}: {exc}")
     changes = _as_dict(result.report)
     if index is None:
@@ -119,7 +128,7 @@ def refresh_site(settings: Settings, site: str, force: bool, client: Any, index:
     try:
         stats = index.build(site, load_section_texts(settings.data_dir, site), result.map)
     except Exception as exc:  # noqa: BLE001
-        log.exception("re-index of %s failed", site)
+        log.debug("re-index of %s failed", site, exc_info=True)
         return SiteRefresh(site, config.start_url, False, changes,
                            error=f"map updated but re-index failed: {type(exc).__name__}: {exc} — run `docbot index --site {site}`")
     return SiteRefresh(site, config.start_url, True, changes, _as_dict(stats))
@@ -216,6 +225,8 @@ def render_markdown(report: RefreshReport) -> str:
         lines.append(f"## {s.site} ({s.start_url}) — {'ok' if s.ok else 'failed'}")
         if s.error:
             lines.append(f"\n**Error:** {s.error}")
+        if s.changed_shape:
+            lines += ["", "Pages that changed shape:", *(f"- `{c}`" for c in s.changed_shape[:MAX_LISTED])]
         if s.changes:
             lines += ["", *_summary(s.changes)]
         if s.index:

@@ -19,6 +19,7 @@ from crawlers.urls import join, normalize, split_fragment
 from docbot.answer import GROUP_ORDER, Group, LinkOutcome, Reference
 from docbot.grouping import group_references
 from docbot.repair import Match, SiteIndex, rank_on_page, remember, repair_on_page, repair_page, transplant
+from docbot.urlish import DISGUISED, may_hide_urls, outside_code, undisguise
 
 CACHE_SIZE = 8192  # checked URLs remembered per validator
 MAX_URL_CHARS = 4096
@@ -299,7 +300,7 @@ class ReferenceValidator:
                     new.append(number)
             return sp + "[" + ", ".join(map(str, new)) + "]" if new else ""
 
-        text = _sub_markers(text, renumber)
+        text = outside_code(text, lambda part: self._undisguise(_sub_markers(part, renumber), outcomes, approved))
         text = self._sweep(text, outcomes, approved)  # last: removing markers can glue a URL together
         cited = list(order) if has_markers else [n for n in refs_data]
         references = tuple(
@@ -317,7 +318,10 @@ class ReferenceValidator:
                 page = self.maps[checked.site].pages[checked.page]
                 title, path = page.title or src.title, (page.title,) if page.title else src.path[:1]
         source_type = src.source_type if src.source_type in GROUP_ORDER else "Other"
-        return Reference(0, checked.outcome.output or src.url, title, tuple(path), source_type, src.site, False, src.snippet)
+        snippet = src.snippet  # docs text: its URLs are checked like the answer's (the outcomes are not the answer's)
+        if snippet and (":" in snippet or "www." in snippet):
+            snippet = self._sweep(self._undisguise(snippet, [], set()), [], set())
+        return Reference(0, checked.outcome.output or src.url, title, tuple(path), source_type, src.site, False, snippet)
 
     def _replace(self, m: re.Match[str], site: str | None, outcomes: list[LinkOutcome], approved: set[str]) -> str:
         if m.group("md"):
@@ -350,6 +354,22 @@ class ReferenceValidator:
             approved.add(outcome.output)
             return outcome.output
         return None
+
+    def _undisguise(self, text: str, outcomes: list[LinkOutcome], approved: set[str]) -> str:
+        """Every disguised URL (see :mod:`docbot.urlish`) checked as the URL it spells: approved output, or removed."""
+        def fix(m: re.Match[str]) -> str:
+            raw = m.group(0).rstrip(_TRAILING)
+            if raw in approved:
+                return m.group(0)
+            url = undisguise(raw)
+            if url.lower().startswith(("http://", "https://")):
+                out = self._approve(url, None, outcomes, approved)
+            else:
+                out = None
+                outcomes.append(LinkOutcome(raw, None, "link_dropped", "not an http(s) link"))
+            return (out or "") + m.group(0)[len(raw):]
+
+        return DISGUISED.sub(fix, text) if may_hide_urls(text) else text
 
     def _sweep(self, text: str, outcomes: list[LinkOutcome], approved: set[str]) -> str:
         """Re-check any bare URL in ``text`` that is not an approved output (link text, glued-together URLs)."""

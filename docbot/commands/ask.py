@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import TextIO
 
 from docbot.answer import Answer
+from docbot.commands.args import site_name
 from docbot.config import Settings
-from docbot.errors import ConfigError
+from docbot.errors import ConfigError, SiteNotFound
 
 SEPARATOR = "─" * 60
 
@@ -24,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "OPENAI_API_KEY/OPENAI_BASE_URL is set, else extractive) citing validated deep links.",
     )
     p.add_argument("question", nargs="*", help="the question (quote it)")
-    p.add_argument("--site", help="answer only from this site")
+    p.add_argument("--site", type=site_name, help="answer only from this site")
     p.add_argument("--json", action="store_true", help="print one JSON object (the ask --json contract)")
     p.add_argument("--batch", metavar="FILE",
                    help="answer every question in FILE (one per line, or JSON lines with a 'question' field; '-' = stdin)")
@@ -101,9 +102,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         pipeline = Pipeline.from_settings(settings)
     except ConfigError:
         raise
+    if args.site is not None and args.site not in pipeline.index.sites():
+        indexed = ", ".join(pipeline.index.sites()) or "none"
+        raise SiteNotFound(f"Site {args.site!r} is not indexed (indexed: {indexed}) — run `docbot crawl URL --site "
+                           f"{args.site}` and `docbot index --site {args.site}`, or pick another --site")
     if args.batch is None:
-        _emit(pipeline.ask(question, site=args.site, k=args.k), args.json, sys.stdout)
-        return 0
+        answer = pipeline.ask(question, site=args.site, k=args.k)
+        if answer.status == "error" and not args.json:
+            print(f"docbot: {answer.error or answer.answer}", file=sys.stderr)
+            return 1
+        _emit(answer, args.json, sys.stdout)
+        return 1 if answer.status == "error" else 0
     stream = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8", errors="replace")
     try:
         for i, (text, site) in enumerate(read_batch(stream)):

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from crawlers.model import AnchorMap, map_path
 from docbot.answer import LinkOutcome
+from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.errors import DocbotError
 
@@ -19,7 +20,7 @@ def register(subparsers: Any) -> None:
         help="check and repair documentation URLs read from stdin",
         description="Read URLs one per line on stdin; print what the ReferenceValidator does to each, in order.",
     )
-    parser.add_argument("--site", help="only this site's anchor map (needed for relative URLs)")
+    parser.add_argument("--site", type=site_name, help="only this site's anchor map (needed for relative URLs)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line: input, output, action, reason")
     parser.add_argument("--live", action="store_true", help="also fetch each output page and check the fragment in the live HTML")
     parser.set_defaults(func=run)

@@ -10,6 +10,7 @@ from typing import Any
 
 from crawlers.crawl import CrawlConfig, CrawlResult, crawl_site
 from crawlers.model import AnchorMap, map_path, sections_path
+from docbot.commands.args import positive_float, positive_int, site_name, start_url
 from docbot.config import Settings, SiteConfig
 from docbot.errors import SiteNotFound
 
@@ -23,10 +24,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Fetch every in-scope page of a site (incrementally when a map exists), record every "
         "anchor and section, write anchor_maps/SITE.json and the section texts, and report what changed.",
     )
-    p.add_argument("url", nargs="?", help="start URL (default: the site's url in docbot.toml, else its map's base URL)")
-    p.add_argument("--site", required=True, help="site name (the map is written to ANCHOR_MAPS/NAME.json)")
-    p.add_argument("--max-pages", type=int, help="stop queueing pages after N (default 10000)")
-    p.add_argument("--concurrency", type=int, help="parallel requests to the host (default 8)")
+    p.add_argument("url", nargs="?", type=start_url, help="start URL (default: the site's url in docbot.toml, else its map's base URL)")
+    p.add_argument("--site", required=True, type=site_name, help="site name (the map is written to ANCHOR_MAPS/NAME.json)")
+    p.add_argument("--max-pages", type=positive_int, help="stop queueing pages after N (default 10000)")
+    p.add_argument("--concurrency", type=positive_int, help="parallel requests to the host (default 8)")
+    p.add_argument("--max-time", type=positive_float, metavar="SECONDS",
+                   help="stop the crawl after SECONDS; pages not reached keep their last entry (default: no limit)")
     p.add_argument("--include", action="append", default=[], metavar="GLOB",
                    help="only crawl paths under the start URL matching GLOB (repeatable)")
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
@@ -55,6 +58,9 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> CrawlConfi
         extra["max_pages"] = max_pages
     if concurrency:
         extra["concurrency"] = concurrency
+    max_time = args.max_time or (site.max_time if site else None)
+    if max_time:
+        extra["max_time"] = max_time
     return CrawlConfig(
         site=args.site,
         start_url=url,

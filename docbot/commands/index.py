@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from crawlers.model import AnchorMap, load_section_texts, map_path
+from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.errors import SiteNotFound
 
@@ -20,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Chunk every crawled site (or --site) by section, embed new and changed chunks, "
         "store them in Chroma and BM25 under the data directory, and delete chunks of removed sections.",
     )
-    p.add_argument("--site", action="append", default=[], help="index only this site (repeatable)")
+    p.add_argument("--site", action="append", default=[], type=site_name, help="index only this site (repeatable)")
     p.add_argument("--rebuild", action="store_true", help="drop the site's index and embed everything again")
     p.add_argument("--chroma-url", help="use a Chroma server, e.g. http://127.0.0.1:8000 (env CHROMA_URL)")
     p.add_argument("--json", action="store_true", help="print one JSON object per site")

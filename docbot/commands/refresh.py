@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.refresh import refresh, render_markdown, write_report
 
@@ -17,8 +18,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Incrementally recrawl every configured site (or --site), update anchor_maps/, re-index the "
         "changed sections, re-validate every logged link, and write a change report to <data-dir>/reports/.",
     )
-    p.add_argument("--site", action="append", default=[], help="refresh only this site (repeatable)")
-    p.add_argument("--force", action="store_true", help="refetch every page (no conditional requests)")
+    p.add_argument("--site", action="append", default=[], type=site_name, help="refresh only this site (repeatable)")
+    p.add_argument("--force", action="store_true", help="refetch every page (no conditional requests); the loss guard still applies")
     p.add_argument("--no-index", action="store_true", help="update anchor maps only; leave the index alone")
     p.add_argument("--json", action="store_true", help="print the JSON report instead of Markdown")
     p.set_defaults(func=run)

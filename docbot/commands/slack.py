@@ -11,6 +11,7 @@ import sys
 from importlib.resources import files
 from typing import Any
 
+from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.errors import ConfigError, IndexMissing
 
@@ -32,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--command", default=None, help="slash command name (default /docs; docbot.toml [slack] command)")
     p.add_argument("--public", action="store_true", default=None,
                    help="post slash-command answers to the channel (default: only the asker sees them)")
-    p.add_argument("--site", default=None, help="answer only from this site")
+    p.add_argument("--site", default=None, type=site_name, help="answer only from this site")
     p.add_argument("--http", action="store_true", help="HTTP mode even when SLACK_APP_TOKEN is set")
     p.add_argument("--chroma-url", help="use a Chroma server (env CHROMA_URL)")
     p.add_argument("--print-manifest", action="store_true",

@@ -1,7 +1,9 @@
 """Block Kit for answers: pure functions from an :class:`~docbot.answer.Answer` to Slack message JSON.
 
 Built with ``slack_sdk.models`` so the library enforces Slack's limits (3000
-characters a section, 50 blocks a message). Layout, top to bottom: the
+characters a section, 50 blocks a message). Every text object is ``verbatim``:
+Slack links nothing on its own, so only the ``<url|text>`` links the validator
+approved are links (see :mod:`docbot.slack.mrkdwn`). Layout, top to bottom: the
 question, the answer (mrkdwn, split at block boundaries), the sources grouped
 by type and numbered like the ``[n]`` markers, a footer that says how the
 answer was made, and the 👍 / 👎 / "Share in channel" buttons.
@@ -24,7 +26,7 @@ from slack_sdk.models.blocks import (
 )
 
 from docbot.answer import Answer
-from docbot.slack.mrkdwn import SECTION_LIMIT, escape, link, split_sections, to_mrkdwn_parts
+from docbot.slack.mrkdwn import SECTION_LIMIT, escape, inert, link, split_sections, to_mrkdwn_parts
 
 MAX_BLOCKS = 50
 QUESTION_CHARS = 280  # the question echoed above the answer
@@ -58,11 +60,17 @@ def _shorten(text: str, limit: int) -> str:
 
 
 def _section(text: str) -> SectionBlock:
-    return SectionBlock(text=MarkdownTextObject(text=text))
+    return SectionBlock(text=MarkdownTextObject(text=text, verbatim=True))
 
 
 def _context(text: str) -> ContextBlock:
-    return ContextBlock(elements=[MarkdownTextObject(text=text)])
+    return ContextBlock(elements=[MarkdownTextObject(text=text, verbatim=True)])
+
+
+def approved_urls(answer: Answer) -> frozenset[str]:
+    """The URLs the validator let through for this answer: its references and kept or rewritten links."""
+    kept = {o.output for o in answer.outcomes if o.output and o.action != "link_dropped"}
+    return frozenset({ref.url for ref in answer.references} | kept)
 
 
 def source_lines(answer: Answer) -> list[str]:
@@ -111,11 +119,12 @@ def render_answer(
     """The answer as a message; buttons only when the answer was logged (``answer_id``) and is not an error."""
     head: list[Block] = []
     if answer.question:
-        head.append(_context(f"*Q:* {escape(_shorten(answer.question, QUESTION_CHARS))}"))
+        head.append(_context(f"*Q:* {inert(_shorten(answer.question, QUESTION_CHARS))}"))
+    parts = to_mrkdwn_parts(answer.answer, approved_urls(answer))
     if answer.status == "error":
-        body_parts = [f":warning: {part}" if i == 0 else part for i, part in enumerate(to_mrkdwn_parts(answer.answer))]
+        body_parts = [f":warning: {part}" if i == 0 else part for i, part in enumerate(parts)]
     else:
-        body_parts = to_mrkdwn_parts(answer.answer)
+        body_parts = parts
     body = [_section(t) for t in split_sections(body_parts or ["_(no answer text)_"], SECTION_LIMIT)]
 
     tail: list[Block] = []
@@ -139,7 +148,7 @@ def fallback_text(answer: Answer) -> str:
     """The plain notification text (mrkdwn-escaped; never a mention)."""
     if answer.status == "not_covered":
         return "Not covered in the docs."
-    return escape(_shorten(answer.answer.replace("```", " "), FALLBACK_CHARS)) or "docbot answer"
+    return inert(_shorten(answer.answer.replace("```", " "), FALLBACK_CHARS)) or "docbot answer"
 
 
 def render_error(request_id: str) -> Message:

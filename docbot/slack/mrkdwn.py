@@ -5,13 +5,18 @@ goes through :func:`escape`: ``&``, ``<`` and ``>`` become entities, so no
 ``<!channel>``, ``<@U…>`` or ``<#C…>`` can reach Slack as markup, and plain
 ``@here``/``@channel``/``@everyone`` get a zero-width space so they read the
 same but notify nobody. Links become ``<url|text>`` only for http(s) and
-mailto URLs (which the ReferenceValidator has already approved).
+mailto URLs (which the ReferenceValidator has already approved), and, when the
+caller passes the ``approved`` URLs, only for those. Markdown decodes escapes
+and entities (``http\\://`` and ``http&#58;//`` become ``http://``), so URL-like
+text is looked for again in what the parser produced: an approved URL becomes an
+explicit link, anything else is defanged (``evil[.]example``). Sent with
+``verbatim`` (see :mod:`docbot.slack.blocks`), Slack then links nothing else.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
@@ -20,6 +25,8 @@ SECTION_LIMIT = 3000  # Slack's limit for a section block's text
 FENCE = "```"
 LINK_SCHEMES = ("http://", "https://", "mailto:")
 _BROADCAST = re.compile(r"@(?=(?:channel|here|everyone)\b)", re.I)
+_TRAILING = ".,;:!?*_~"  # sentence punctuation after a URL is not part of it
+_URLISH = re.compile(r"(?i)(?<![\w.@])(?:[a-z][a-z0-9+.\-]{1,15}:[/\\]{2}|www\.(?=[a-z0-9-]+\.[a-z]))[^\s<>\"'`|]*")
 _SLACK_LINK = re.compile(r"<((?:https?|mailto):[^|<>\s]+)\|([^<>]*)>")
 _PARSER = MarkdownIt("commonmark", {"html": True}).enable(["strikethrough", "table"])
 _INDENT = "    "
@@ -34,6 +41,38 @@ def escape(text: str) -> str:
 def escape_url(url: str) -> str:
     """A URL fit for ``<url|text>``: characters that would end the link are percent-encoded."""
     return url.replace("&", "&amp;").replace("|", "%7C").replace("<", "%3C").replace(">", "%3E").replace(" ", "%20")
+
+
+def defang(url: str) -> str:
+    """URL-like text no reader or client turns into a link: ``http[:]//evil[.]example/login``."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    host, slash, path = rest.partition("/")
+    return (scheme + "[:]//" if sep else "") + host.replace(".", "[.]") + slash + path
+
+
+def inert(text: str) -> str:
+    """:func:`escape` with every URL-like piece defanged: for text that may never hold a link (questions)."""
+    return _text(text, frozenset())
+
+
+def _text(content: str, approved: Collection[str] | None) -> str:
+    """Escaped text whose URL-like pieces become links when approved, else defanged."""
+    if ":" not in content and "www." not in content.lower():
+        return escape(content)
+    out: list[str] = []
+    last = 0
+    for m in _URLISH.finditer(content):
+        url = m.group(0).rstrip(_TRAILING)
+        out.append(escape(content[last : m.start()]))
+        if approved and url in approved and url.lower().startswith(("http://", "https://")):
+            out.append(link(url, ""))
+        else:
+            out.append(escape(defang(url)))
+        last = m.start() + len(url)
+    out.append(escape(content[last:]))
+    return "".join(out)
 
 
 def link(url: str, text: str) -> str:
@@ -57,33 +96,33 @@ def _plain(node: SyntaxTreeNode) -> str:
     return "".join(_plain(c) for c in node.children)
 
 
-def _inline(nodes: Iterable[SyntaxTreeNode]) -> str:
+def _inline(nodes: Iterable[SyntaxTreeNode], approved: Collection[str] | None) -> str:
     out: list[str] = []
     for node in nodes:
         kind = node.type
         if kind == "text":
-            out.append(escape(node.content))
+            out.append(_text(node.content, approved))
         elif kind == "code_inline":
             out.append(f"`{_code(node.content)}`")
         elif kind in ("softbreak", "hardbreak"):
             out.append("\n")
         elif kind == "strong":
-            out.append(f"*{_inline(node.children)}*")
+            out.append(f"*{_inline(node.children, approved)}*")
         elif kind == "em":
-            out.append(f"_{_inline(node.children)}_")
+            out.append(f"_{_inline(node.children, approved)}_")
         elif kind == "s":
-            out.append(f"~{_inline(node.children)}~")
+            out.append(f"~{_inline(node.children, approved)}~")
         elif kind in ("link", "image"):
             href = str(node.attrs.get("href" if kind == "link" else "src", ""))
             label = _plain(node)
-            if href.lower().startswith(LINK_SCHEMES):
+            if href.lower().startswith(LINK_SCHEMES) and (approved is None or href in approved):
                 out.append(link(href, "" if label == href else label))
             else:
-                out.append(escape(label))
+                out.append(_text(label, approved))
         elif kind == "html_inline":
-            out.append(escape(node.content))
+            out.append(_text(node.content, frozenset()))
         else:
-            out.append(_inline(node.children))
+            out.append(_inline(node.children, approved))
     return "".join(out)
 
 
@@ -106,12 +145,12 @@ def _prefixed(text: str, first: str, rest: str) -> str:
     return "\n".join([first + lines[0]] + [(rest + line) if line else line for line in lines[1:]])
 
 
-def _block(node: SyntaxTreeNode) -> str:
+def _block(node: SyntaxTreeNode, approved: Collection[str] | None) -> str:
     kind = node.type
     if kind == "paragraph":
-        return _inline(node.children[0].children) if node.children else ""
+        return _inline(node.children[0].children, approved) if node.children else ""
     if kind == "heading":
-        return f"*{_inline(node.children[0].children)}*" if node.children else ""
+        return f"*{_inline(node.children[0].children, approved)}*" if node.children else ""
     if kind in ("fence", "code_block"):
         return _fence(node.content)
     if kind in ("bullet_list", "ordered_list"):
@@ -119,31 +158,34 @@ def _block(node: SyntaxTreeNode) -> str:
         items = []
         for i, item in enumerate(node.children):
             marker = f"{start + i}. " if kind == "ordered_list" else "• "
-            body = "\n".join(b for b in (_block(c) for c in item.children) if b)
+            body = "\n".join(b for b in (_block(c, approved) for c in item.children) if b)
             items.append(_prefixed(body, marker, _INDENT))
         return "\n".join(items)
     if kind == "blockquote":
-        inner = "\n".join(b for b in (_block(c) for c in node.children) if b)
+        inner = "\n".join(b for b in (_block(c, approved) for c in node.children) if b)
         return "\n".join("> " + line if line else ">" for line in inner.split("\n"))
     if kind == "hr":
         return "───"
     if kind == "html_block":
-        return escape(node.content.strip())
+        return _text(node.content.strip(), frozenset())
     if kind == "table":
         return _table(node)
-    return "\n".join(b for b in (_block(c) for c in node.children) if b)
+    return "\n".join(b for b in (_block(c, approved) for c in node.children) if b)
 
 
-def to_mrkdwn_parts(markdown: str) -> list[str]:
-    """The answer's top-level blocks (paragraphs, lists, code…) as mrkdwn strings."""
+def to_mrkdwn_parts(markdown: str, approved: Collection[str] | None = None) -> list[str]:
+    """The answer's top-level blocks (paragraphs, lists, code…) as mrkdwn strings.
+
+    ``approved``: the URLs the validator let through; only they become links (None: every http(s) link).
+    """
     source = _SLACK_LINK.sub(lambda m: f"[{m.group(2)}]({m.group(1)})", markdown)
     root = SyntaxTreeNode(_PARSER.parse(source))
-    return [part for part in (_block(child) for child in root.children) if part.strip()]
+    return [part for part in (_block(child, approved) for child in root.children) if part.strip()]
 
 
-def to_mrkdwn(markdown: str) -> str:
+def to_mrkdwn(markdown: str, approved: Collection[str] | None = None) -> str:
     """The whole Markdown text as one mrkdwn string."""
-    return "\n\n".join(to_mrkdwn_parts(markdown))
+    return "\n\n".join(to_mrkdwn_parts(markdown, approved))
 
 
 def _hard_split(line: str, limit: int) -> list[str]:

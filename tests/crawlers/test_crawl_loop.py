@@ -195,3 +195,9 @@ def test_start_url_redirect_moves_the_scope() -> None:
     result = run_crawl(router)
     assert sorted(result.map.pages) == ["http://docs.test/v2/g.html", "http://docs.test/v2/index.html"]
     assert BASE + "index.html" in result.map.pages["http://docs.test/v2/index.html"].aliases
+
+
+def test_a_page_nested_past_the_parser_limit_is_counted_in_the_report() -> None:
+    deep = "<div>" * 300 + '<h2 id="deep">Deep</h2>' + "</div>" * 300
+    result = run_crawl(site({"index.html": page("Home", '<a href="deep.html">d</a>'), "deep.html": page("Deep", deep)}))
+    assert result.report.errors == {"too_deep": 1} and result.report.error_samples["too_deep"] == (BASE + "deep.html",)

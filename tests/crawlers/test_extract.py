@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
 
-from crawlers.extract import Extracted, ExtractedSection, extract, extract_anchors
+from crawlers.extract import MAX_DEPTH, Extracted, ExtractedSection, extract, extract_anchors
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 URL = "https://docs.example.org/en/guide/page.html"
@@ -243,3 +244,12 @@ def test_links_resolve_as_urljoin_does(base: str) -> None:
              "a;b", ".", "..//x", "#frag", "c.html#sec"]
     html = "<html><body>" + "".join(f'<a href="{h}">l</a>' for h in hrefs) + "</body></html>"
     assert list(extract(html, base).links) == list(dict.fromkeys(urljoin(base, h) for h in hrefs))
+
+
+def test_headings_nested_past_the_parser_limit_are_reported(caplog: pytest.LogCaptureFixture) -> None:
+    deep = "<div>" * (MAX_DEPTH + 20) + '<h2 id="deep">Deep</h2><p>Deep text.</p>' + "</div>" * (MAX_DEPTH + 20)
+    html = f'<html><head><title>T</title></head><body><h1 id="top">Top</h1>{deep}</body></html>'
+    with caplog.at_level(logging.WARNING, logger="crawlers.extract"):
+        ex = extract(html.encode(), "http://x.test/a.html")
+    assert ex.too_deep and "deeper than 256 levels" in caplog.text and "http://x.test/a.html" in caplog.text
+    assert not extract(b'<html><body><h1 id="top">Top</h1></body></html>', "http://x.test/b.html").too_deep

@@ -23,7 +23,7 @@ def test_no_index_is_a_clear_error_status(capsys: pytest.CaptureFixture[str], tm
     monkeypatch.setenv("DOCBOT_EMBEDDINGS", "local")
     code = main(["--data-dir", str(tmp_path), "--anchor-maps", str(tmp_path / "maps"), "ask", "--json", "hello?"])
     data = json.loads(capsys.readouterr().out)
-    assert code == 0 and data["status"] == "error" and "docbot index" in data["answer"]
+    assert code == 1 and data["status"] == "error" and "docbot index" in data["answer"]
 
 
 @pytest.mark.slow

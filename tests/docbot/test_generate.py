@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import http.server
 import json
+import logging
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
 from ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
 from docbot.errors import GenerationError
-from docbot.generate import LLMGenerator, Passage
+from docbot.generate import LLM_BUDGET_S, LLMGenerator, Passage
 from docbot.pipeline import Pipeline
 
 PASSAGES = [Passage(1, "Uploading Files", ("Guide", "Uploading Files"), "Set MAX_CONTENT_LENGTH.")]
@@ -24,6 +26,7 @@ PASSAGES = [Passage(1, "Uploading Files", ("Guide", "Uploading Files"), "Set MAX
 class FakeOpenAI(http.server.BaseHTTPRequestHandler):
     replies: list[tuple[int, str]] = []
     seen: list[dict] = []
+    delay = 0.0  # seconds before answering
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass
@@ -31,6 +34,7 @@ class FakeOpenAI(http.server.BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         FakeOpenAI.seen.append(body)
+        time.sleep(FakeOpenAI.delay)
         status, content = FakeOpenAI.replies.pop(0) if FakeOpenAI.replies else (200, "ok [1]")
         payload = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
                    "choices": [{"index": 0, "finish_reason": "stop",
@@ -49,7 +53,7 @@ def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[LLMGenerator]:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    FakeOpenAI.replies, FakeOpenAI.seen = [], []
+    FakeOpenAI.replies, FakeOpenAI.seen, FakeOpenAI.delay = [], [], 0.0
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "test")
     generator = LLMGenerator.from_env(model="fake-model", max_retries=0)
@@ -93,3 +97,17 @@ def test_hallucinated_urls_unknown_markers_and_link_forms_are_cleaned(llm: LLMGe
     assert "(http://docs.test/guide.html#uploading-files)" in answer.answer
     assert [r.n for r in answer.references] == [1]
     assert answer.references[0].url == "http://docs.test/guide.html#uploading-files"
+
+
+def test_a_slow_llm_is_given_up_within_the_budget_and_the_fallback_logged(
+    llm: LLMGenerator, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert llm.budget == LLM_BUDGET_S <= 20
+    FakeOpenAI.delay = 1.5  # longer than the budget below; the client's own timeout would wait it out
+    slow = LLMGenerator(llm.chat, budget=0.3)
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING, logger="docbot.pipeline"):
+        answer = pipeline(slow).ask("How do I limit the upload size with MAX_CONTENT_LENGTH?")
+    assert time.monotonic() - started < 1.2
+    assert answer.status == "answered" and answer.generator == "extractive"
+    assert "LLM fallback: The LLM gave no answer within 0.3 s" in caplog.text

@@ -1,0 +1,13 @@
+"""`docbot` as a subprocess for the kill tests, embedding with HashEmbedder (the model does not matter here)."""
+
+from __future__ import annotations
+
+import sys
+
+import docbot.embed
+from docbot.cli import main
+from docbot.embed import HashEmbedder
+
+if __name__ == "__main__":
+    docbot.embed.embedder_from_spec = lambda spec: HashEmbedder()  # type: ignore[assignment]
+    sys.exit(main(sys.argv[1:]))
