@@ -60,3 +60,13 @@ def test_a_source_listing_page_is_never_an_answer_but_stays_searchable_within() 
     retriever = Retriever(FakeIndex([*make_chunks(), listing]))
     assert url not in {h.url for h in retriever.search("limit upload size max_content_length", k=5).hits}
     assert [h.url for h in retriever.search("limit upload size", k=2, within=url).hits] == [url]
+
+
+def test_neighbouring_sections_keep_their_order_but_copies_are_skipped() -> None:
+    answer = frozenset({"cursor", "pagination", "ordering", "field", "created", "unique"})
+    neighbour = frozenset({"cursor", "pagination", "ordering", "page", "size", "setting"})
+    copy = frozenset(answer)
+    # Relevance order is kept even for a neighbour sharing half the words (the likeliest runner-up) ...
+    assert mmr([1.0, 0.9, 0.8], [answer, neighbour, frozenset({"other"})], k=3) == [0, 1, 2]
+    # ... but the same text on a second page is not cited twice.
+    assert mmr([1.0, 0.95, 0.8], [answer, copy, neighbour], k=3) == [0, 2]
