@@ -332,6 +332,10 @@ class Index:
         hits.sort(key=lambda h: -h[1])
         return hits[:k]
 
+    def doc_freq(self, site: str) -> tuple[dict[str, int], int]:
+        """Document frequency of every token in the site's chunks, and the number of chunks (from BM25)."""
+        return self._lexical_index(site).doc_freq()
+
     def lexical(self, query: str, k: int = 20, sites: Sequence[str] | None = None) -> list[tuple[Chunk, float]]:
         """Top ``k`` chunks by BM25 score across ``sites`` (default all); only chunks sharing a term."""
         hits: list[tuple[Chunk, float]] = []

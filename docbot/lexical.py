@@ -83,6 +83,15 @@ class Lexical:
         retriever.index([tokenize(t) or [""] for t in texts], show_progress=False)
         return cls(list(ids), set_hash, retriever)
 
+    def doc_freq(self) -> tuple[dict[str, int], int]:
+        """(token → number of chunks holding it, number of chunks), read off the index's sparse matrix."""
+        if self.retriever is None:
+            return {}, len(self.ids)
+        indptr = self.retriever.scores["indptr"]
+        last = len(indptr) - 1
+        freq = {token: int(indptr[i + 1] - indptr[i]) for token, i in self.retriever.vocab_dict.items() if i < last and token}
+        return freq, len(self.ids)
+
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
         """(chunk id, BM25 score) best first; only documents that share a term with the query."""
         if self.retriever is None or k <= 0:

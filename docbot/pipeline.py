@@ -56,6 +56,14 @@ def clean_question(question: str) -> tuple[str, str | None]:
     return text[:MAX_QUESTION_CHARS], None
 
 
+def _count_doc_freq(chunks: Sequence[Any]) -> tuple[dict[str, int], int]:
+    freq: dict[str, int] = {}
+    for chunk in chunks:
+        for token in set(tokenize(chunk.embed_text)):
+            freq[token] = freq.get(token, 0) + 1
+    return freq, len(chunks)
+
+
 def _snippet(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
@@ -110,10 +118,13 @@ class Pipeline:
             freq: dict[str, int] = {}
             docs = 0
             for site in sites:
-                for chunk in self.index.chunks(site):
-                    docs += 1
-                    for token in set(tokenize(chunk.embed_text)):
-                        freq[token] = freq.get(token, 0) + 1
+                if hasattr(self.index, "doc_freq"):  # the BM25 index has counted them already
+                    site_freq, site_docs = self.index.doc_freq(site)
+                else:
+                    site_freq, site_docs = _count_doc_freq(self.index.chunks(site))
+                docs += site_docs
+                for token, n in site_freq.items():
+                    freq[token] = freq.get(token, 0) + n
             self._df[key] = (freq, docs)
         return self._df[key]
 
