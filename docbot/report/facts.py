@@ -31,6 +31,7 @@ _STEM = functools.lru_cache(maxsize=50_000)(snowballstemmer.stemmer("english").s
 _MARKER = re.compile(r"\s*\[\d+\]")
 _FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1\s*$", re.S | re.M)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SEE_ALSO = re.compile(r"^See also .*$", re.M)
 
 
 def content_words(text: str) -> set[str]:
@@ -52,8 +53,12 @@ def word_count(answer: str) -> int:
 
 
 def question_sentences(answer: str, question: str = "") -> list[str]:
-    """Prose sentences of the answer that end in '?', except those the question itself quotes."""
-    prose = _FENCED.sub(" ", _MARKER.sub("", answer))
+    """Prose sentences of the answer that end in '?', except those the question itself quotes.
+
+    A "See also TITLE [n]." line names a source, not a sentence of it: a title such as
+    "Why isn't my __init__() called?" does not count.
+    """
+    prose = _SEE_ALSO.sub(" ", _FENCED.sub(" ", _MARKER.sub("", answer)))
     asked = " ".join(question.split()).lower()
     found = []
     for paragraph in re.split(r"\n\s*\n", prose):

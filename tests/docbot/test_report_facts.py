@@ -65,3 +65,9 @@ def test_only_answered_in_scope_questions_count_and_reports_show_it() -> None:
     assert "| all | 50.0% (1/2) |" in render_markdown(data)
     assert '"facts_covered": 50.0' in render_json(data)
     assert "<td>50.0% (1/2)</td>" in render_html(data)
+
+
+def test_a_see_also_title_is_not_a_selected_sentence() -> None:
+    answer = "Roll back explicitly. [1]\n\nSee also But why isn't one ROLLBACK enough? [2]."
+    assert question_sentences(answer) == []
+    assert question_sentences("But why isn't one ROLLBACK enough? [2]") != []
