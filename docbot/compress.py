@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from docbot.chunk import split_blocks
@@ -31,9 +31,10 @@ CHARS_PER_TOKEN = 4
 MAX_UNIT_CHARS = 400  # a longer sentence is clipped at a word
 MAX_CODE_LINES = 12
 MAX_CODE_FACTS = 2  # code blocks in one answer
-PAIR_WORDS = 70  # a fact takes the next sentence too when both are relevant and together this short
+PAIR_WORDS = 90  # a fact takes the next sentence too when both are relevant and together this short
 MIN_WORDS = 5  # shorter prose is a label or a fragment, not a fact (list items may be shorter)
 LEAD_BONUS = 0.5  # a section's first sentence, scaled by the share of the question in the section's title
+FOLLOW_BONUS = 0.15  # for the sentence right after a picked one
 RANK_DECAY = 0.35  # source n weighs 1 / (1 + RANK_DECAY * (n - 1)), plus its title's share of the question
 STOP_SHARE = 0.2  # past MIN_FACTS, a fact scoring below this share of the best one is not worth its words
 LEAD_WORDS = 60  # the fallback fact: this much of a section's lead
@@ -78,6 +79,7 @@ class _Unit:
     code: bool
     item: bool
     terms: frozenset[str]
+    lead_in: bool = False  # ends in ':' right before a code block
 
 
 def units(text: str) -> list[tuple[str, bool, bool]]:
@@ -143,6 +145,21 @@ def lead(source: Source) -> str:
     return " ".join(words[:LEAD_WORDS]) + (" …" if len(words) > LEAD_WORDS else "")
 
 
+def _candidates(source: Source, question: str) -> list[_Unit]:
+    """The source's units that may be facts; an introduction (ending in ':') and the code block right after it
+    share their words, since either is read with the other."""
+    found: list[_Unit] = []
+    for i, (text, code, item) in enumerate(units(source.text)):
+        if code or (answerable(text, source, question) and (item or len(text.split()) >= MIN_WORDS)):
+            found.append(_Unit(source.n, i, text, code, item, frozenset(tokenize(text))))
+    for k in range(len(found) - 1):
+        intro, block = found[k], found[k + 1]
+        if intro.text.rstrip().endswith(":") and not intro.code and block.code and block.position == intro.position + 1:
+            both = intro.terms | block.terms
+            found[k], found[k + 1] = replace(intro, terms=both, lead_in=True), replace(block, terms=both)
+    return found
+
+
 def _weights(question: str, candidates: Sequence[_Unit]) -> dict[str, float]:
     """Question terms weighted by rarity among the candidate units (inverse document frequency)."""
     terms = set(tokenize(question))
@@ -165,6 +182,9 @@ def _extend(chosen: _Unit, by_source: Sequence[_Unit], relevant: Callable[[_Unit
     following = [u for u in by_source if u.position > chosen.position]
     after = following[0] if following and following[0].position == chosen.position + 1 else None
     if chosen.code:
+        before = [u for u in by_source if u.position == chosen.position - 1 and u.lead_in]
+        if before:  # the code block with the sentence that introduces it
+            return f"{_clip(before[0].text)}\n\n{text}", True, [before[0], chosen]
         return text, True, [chosen]
     if not chosen.text.rstrip().endswith(":"):
         if after and not after.code and not after.item and not chosen.item and relevant(after) \
@@ -187,11 +207,7 @@ def _extend(chosen: _Unit, by_source: Sequence[_Unit], relevant: Callable[[_Unit
 def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACTS,
              token_budget: int = TOKEN_BUDGET) -> list[Fact]:
     """3–7 facts for ``question``, ordered by source then document position; never empty when a source has text."""
-    candidates: list[_Unit] = []
-    for source in sources:
-        for i, (text, code, item) in enumerate(units(source.text)):
-            if code or (answerable(text, source, question) and (item or len(text.split()) >= MIN_WORDS)):
-                candidates.append(_Unit(source.n, i, text, code, item, frozenset(tokenize(text))))
+    candidates = [u for source in sources for u in _candidates(source, question)]
     weights = _weights(question, candidates)
     titled = {s.n: _title_share(s, weights) for s in sources}
     first_prose = {}
@@ -210,7 +226,9 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
                 and (code_ok or not u.code) and _norm(u.text) not in seen]
         if not picked and sources:
             pool = [u for u in pool if u.n == sources[0].n] or pool  # the primary source carries the first fact
-        scored = [(_score(u, weights, titled[u.n], u.position == first_prose.get(u.n)), u) for u in pool]
+        ends = {(u.n, u.position + 1) for u in picked}
+        scored = [(_score(u, weights, titled[u.n], u.position == first_prose.get(u.n), (u.n, u.position) in ends), u)
+                  for u in pool]
         scored = [(s, u) for s, u in scored if s > 0]
         if not scored:
             break
@@ -225,7 +243,7 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
             break
         budget -= len(text)
         picked.extend(used)
-        facts.append(Fact(unit.n, text, unit.position, len(facts), code))
+        facts.append(Fact(unit.n, text, min(u.position for u in used), len(facts), code))
         for t in unit.terms & weights.keys():
             weights[t] /= 2  # covered: the next fact should answer another part of the question
     if not facts and sources:  # nothing shares a word with the question: the primary section's opening
@@ -241,12 +259,14 @@ def facts_of(question: str, sources: Sequence[Source]) -> list[Fact]:
     return sorted(attached, key=lambda f: (f.n, f.position)) if attached else compress(question, sources)
 
 
-def _score(unit: _Unit, weights: dict[str, float], titled: float, first: bool) -> float:
+def _score(unit: _Unit, weights: dict[str, float], titled: float, first: bool, follows: bool) -> float:
     """Share of the question's (remaining) weight the unit holds, plus a lead bonus where the title holds it,
     times the section's relevance: its rank, and the question's words in its title."""
     total = sum(weights.values()) or 1.0
     share = sum(w for t, w in weights.items() if t in unit.terms) / total
     bonus = LEAD_BONUS * titled if first else 0.0  # "What does X do?": X's section opens by saying so
-    if unit.text.rstrip().endswith(":") and not unit.code:
+    if follows and not unit.code:
+        bonus += FOLLOW_BONUS  # the sentence after a fact often finishes what it started
+    if unit.text.rstrip().endswith(":") and not unit.code and not unit.lead_in:
         bonus -= 0.1  # an introduction reads well only with what it introduces
     return max(0.0, share + bonus) * (1.0 / (1 + RANK_DECAY * (unit.n - 1)) + titled)
