@@ -210,7 +210,7 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
     candidates = [u for source in sources for u in _candidates(source, question)]
     weights = _weights(question, candidates)
     titled = {s.n: _title_share(s, weights) for s in sources}
-    first_prose = {}
+    first_prose: dict[int, int] = {}
     for u in candidates:
         if not u.code:
             first_prose.setdefault(u.n, u.position)
@@ -218,18 +218,29 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
     facts: list[Fact] = []
     budget = token_budget * CHARS_PER_TOKEN
     best = 0.0
-    while candidates and len(facts) < max_facts:
-        carriers = {u.n for u in picked}
+    primary = sources[0].n if sources else None
+    while sources and len(facts) < max_facts:
+        carriers = {f.n for f in facts}
         code_ok = sum(f.code for f in facts) < MAX_CODE_FACTS
         seen = {_norm(u.text) for u in picked}
         pool = [u for u in candidates if u not in picked and (u.n in carriers or len(carriers) < MAX_SOURCES)
-                and (code_ok or not u.code) and _norm(u.text) not in seen]
-        if not picked and sources:
-            pool = [u for u in pool if u.n == sources[0].n] or pool  # the primary source carries the first fact
+                and (code_ok or not u.code) and _norm(u.text) not in seen
+                and (primary is None or u.n == primary)]  # the primary source carries the first fact
         ends = {(u.n, u.position + 1) for u in picked}
         scored = [(_score(u, weights, titled[u.n], u.position == first_prose.get(u.n), (u.n, u.position) in ends), u)
                   for u in pool]
         scored = [(s, u) for s, u in scored if s > 0]
+        if not scored and primary is not None:
+            # Nothing of the primary section shares a word with the question, or nothing in it reads as a
+            # sentence (only code, a table, another script): its opening is the first fact.
+            text, used = _opening(sources[0], candidates)
+            if text:
+                facts.append(Fact(primary, text, min((u.position for u in used), default=0), 0))
+                budget -= len(text)
+                picked.extend(used)
+            primary = None
+            continue
+        primary = None
         if not scored:
             break
         score, unit = max(scored, key=lambda su: (su[0], -su[1].n, -su[1].position))
@@ -246,11 +257,15 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
         facts.append(Fact(unit.n, text, min(u.position for u in used), len(facts), code))
         for t in unit.terms & weights.keys():
             weights[t] /= 2  # covered: the next fact should answer another part of the question
-    if not facts and sources:  # nothing shares a word with the question: the primary section's opening
-        opening = [u for u in candidates if u.n == sources[0].n and not u.code][:2]
-        text = " ".join(_clip(u.text) for u in opening) or lead(sources[0])
-        facts = [Fact(sources[0].n, text, 0)] if text else []
     return sorted(facts, key=lambda f: (f.n, f.position))
+
+
+def _opening(source: Source, candidates: Sequence[_Unit]) -> tuple[str, list[_Unit]]:
+    """The first two sentences of the section that may be facts, else its lead paragraph or code block."""
+    opening = [u for u in candidates if u.n == source.n and not u.code][:2]
+    if opening:
+        return " ".join(_clip(u.text) for u in opening), opening
+    return lead(source), []
 
 
 def facts_of(question: str, sources: Sequence[Source]) -> list[Fact]:

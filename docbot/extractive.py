@@ -2,7 +2,8 @@
 
 No model: the facts come from :func:`docbot.compress.compress` (attached to the passages by
 the pipeline, or selected here). They are kept by source, in document order, and trimmed to
-:data:`MAX_WORDS` so the answer stays readable in Slack; the facts picked last go first.
+:data:`MAX_WORDS` so the answer stays readable in Slack: in the order they were picked, a fact
+that no longer fits is left out and a shorter one after it may still fit.
 Sources that carry no fact are listed as "see also".
 """
 
@@ -21,10 +22,14 @@ def _words(text: str) -> int:
 
 
 def fit(facts: Sequence[Fact], limit: int) -> list[Fact]:
-    """Drop the facts picked last until the rest fit in ``limit`` words (the first fact always stays)."""
-    kept = sorted(facts, key=lambda f: f.rank)
-    while len(kept) > 1 and sum(_words(f.text) for f in kept) > limit:
-        kept.pop()
+    """The facts in the order they were picked, each kept if it still fits in ``limit`` words (the first always)."""
+    kept: list[Fact] = []
+    used = 0
+    for fact in sorted(facts, key=lambda f: f.rank):
+        words = _words(fact.text)
+        if not kept or used + words <= limit:
+            kept.append(fact)
+            used += words
     return sorted(kept, key=lambda f: (f.n, f.position))
 
 
