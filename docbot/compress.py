@@ -250,6 +250,9 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
             break
         text, code, used = _extend(unit, [u for u in candidates if u.n == unit.n and u not in picked],
                                    lambda u: bool(u.terms & positive.keys()), code_ok)
+        if any(_norm(u.text) in seen for u in used):  # it would repeat a code block or sentence already given
+            picked.extend(used)
+            continue
         if len(text) > budget and facts:
             break
         budget -= len(text)

@@ -96,3 +96,13 @@ def test_odd_text_falls_back_to_the_section_lead_never_an_error(passage: Passage
         assert facts and facts[0].n == 1 and facts[0].text.split()[0] in lead(passage)
     else:
         assert facts == []
+
+
+def test_a_code_block_given_once_is_not_repeated_from_another_source() -> None:
+    code = "```\ndef perform_create(self, serializer):\n    serializer.save(owner=self.request.user)\n```"
+    first = Passage(1, "Associating snippets with users", ("Tutorial", "Associating"),
+                    f"To set the owner when saving, add the following perform_create method:\n\n{code}")
+    second = Passage(2, "Release notes", ("Notes", "3.8"),
+                     f"To keep the old owner behaviour, pass the owner to save() in perform_create:\n\n{code}")
+    facts = compress("How do I set the owner in perform_create when saving?", [first, second])
+    assert sum("serializer.save(owner=self.request.user)" in f.text for f in facts) == 1
