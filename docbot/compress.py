@@ -36,6 +36,7 @@ MIN_WORDS = 5  # shorter prose is a label or a fragment, not a fact (list items 
 LEAD_BONUS = 0.5  # a section's first sentence, scaled by the share of the question in the section's title
 FOLLOW_BONUS = 0.15  # for the sentence right after a picked one
 RANK_DECAY = 0.35  # source n weighs 1 / (1 + RANK_DECAY * (n - 1)), plus its title's share of the question
+TITLE_WEIGHT = 0.5  # how much the question's words in a section's title add to its relevance
 STOP_SHARE = 0.2  # past MIN_FACTS, a fact scoring below this share of the best one is not worth its words
 LEAD_WORDS = 60  # the fallback fact: this much of a section's lead
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
@@ -287,4 +288,4 @@ def _score(unit: _Unit, weights: dict[str, float], titled: float, first: bool, f
         bonus += FOLLOW_BONUS  # the sentence after a fact often finishes what it started
     if unit.text.rstrip().endswith(":") and not unit.code and not unit.lead_in:
         bonus -= 0.1  # an introduction reads well only with what it introduces
-    return max(0.0, share + bonus) * (1.0 / (1 + RANK_DECAY * (unit.n - 1)) + titled)
+    return max(0.0, share + bonus) * (1.0 / (1 + RANK_DECAY * (unit.n - 1)) + TITLE_WEIGHT * titled)
