@@ -1,92 +1,86 @@
-"""The offline answerer: the most relevant sentences and code of the top sources, with ``[n]`` markers.
+"""The offline answerer: the compressed facts of the sources, in order, each with its ``[n]`` marker.
 
-No model: sentences are scored by overlap with the question's terms (rarer
-words count more within a source), kept in document order, and each carries
-the marker of the source it came from.
+No model: the facts come from :func:`docbot.compress.compress` (attached to the passages by
+the pipeline, or selected here). They are kept by source, in document order, and trimmed to
+:data:`MAX_WORDS` so the answer stays readable in Slack: in the order they were picked, a fact
+that no longer fits is left out and a shorter one after it may still fit.
+Sources that carry no fact are listed as "see also".
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-from docbot.chunk import split_blocks
+from docbot.compress import Fact, facts_of
 from docbot.generate import Passage
-from docbot.lexical import tokenize
 
-MAX_SOURCES = 3  # sources quoted from
-SENTENCES_PER_SOURCE = 2
-MAX_SENTENCE_CHARS = 400
-MAX_CODE_LINES = 12
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+MAX_WORDS = 250  # what reads well in a Slack message
 
 
-def _units(text: str) -> list[tuple[str, bool]]:
-    """(sentence or code block, is_code) in document order."""
-    units: list[tuple[str, bool]] = []
-    for block in split_blocks(text):
-        if _FENCE.match(block):
-            units.append((block, True))
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def fit(facts: Sequence[Fact], limit: int) -> list[Fact]:
+    """The facts in the order they were picked, each kept if it still fits in ``limit`` words (the first always)."""
+    kept: list[Fact] = []
+    used = 0
+    for fact in sorted(facts, key=lambda f: f.rank):
+        words = _words(fact.text)
+        if not kept or used + words <= limit:
+            kept.append(fact)
+            used += words
+    return sorted(kept, key=lambda f: (f.n, f.position))
+
+
+def render(facts: Sequence[Fact]) -> list[str]:
+    """Paragraphs: a source's consecutive prose facts share one, each ending in its marker; code stands alone."""
+    parts: list[str] = []
+    line: list[str] = []
+    last = None
+    for fact in facts:
+        if line and (fact.n != last or fact.code):
+            parts.append(" ".join(line))
+            line = []
+        if fact.code and "\n" in fact.text:
+            intro, sep, code = fact.text.partition("\n\n")
+            if sep and not intro.lstrip().startswith(("```", "~~~")):
+                parts += [f"{intro} [{fact.n}]", code]
+            else:
+                parts += [f"Example [{fact.n}]", fact.text]  # "[n]:" would not read as a marker
         else:
-            units.extend((s.strip(), False) for s in _SENTENCE.split(" ".join(block.split())) if s.strip())
-    return units
-
-
-def _score(unit: str, terms: set[str]) -> float:
-    words = tokenize(unit)
-    if not words:
-        return 0.0
-    hits = len(terms & set(words))
-    return hits + hits / len(set(words)) ** 0.5
-
-
-def _trim_code(block: str) -> str:
-    lines = block.splitlines()
-    if len(lines) <= MAX_CODE_LINES + 2:
-        return block
-    return "\n".join([*lines[: MAX_CODE_LINES + 1], "...", lines[-1]])
-
-
-def _clip(sentence: str) -> str:
-    return sentence if len(sentence) <= MAX_SENTENCE_CHARS else sentence[:MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
-
-
-def excerpt(question: str, passage: Passage, sentences: int = SENTENCES_PER_SOURCE) -> tuple[list[str], str | None]:
-    """The best sentences (document order) and the best code block of one source."""
-    terms = set(tokenize(question))
-    units = _units(passage.text)
-    prose = [(i, u) for i, (u, code) in enumerate(units) if not code]
-    code = [(i, u) for i, (u, is_code) in enumerate(units) if is_code]
-    ranked = sorted(prose, key=lambda iu: (-_score(iu[1], terms), iu[0]))[:sentences]
-    chosen = [_clip(u) for _, u in sorted(ranked)]
-    best_code = max(code, key=lambda iu: (_score(iu[1], terms), -iu[0]), default=None)
-    if not chosen and passage.context:
-        chosen = [_clip(passage.context)]
-    return chosen, _trim_code(best_code[1]) if best_code else None
+            line.append(f"{fact.text} [{fact.n}]")
+        last = fact.n
+    if line:
+        parts.append(" ".join(line))
+    return parts
 
 
 class ExtractiveGenerator:
-    """Compose an answer from the top sources' own words; every paragraph ends with its ``[n]``."""
+    """Compose an answer from the sources' own sentences; every fact ends with its ``[n]``."""
 
     name = "extractive"
 
-    def __init__(self, max_sources: int = MAX_SOURCES) -> None:
-        self.max_sources = max_sources
+    def __init__(self, max_words: int = MAX_WORDS) -> None:
+        self.max_words = max_words
 
     def generate(self, question: str, passages: Sequence[Passage]) -> str:
+        if not passages:
+            return "The documentation sources found do not answer this question."
+        kept = facts_of(question, passages)
+        for _ in range(2):  # a source whose facts did not fit is named as "see also", which takes words too
+            see_also = {p.n: f"See also {p.title} [{p.n}]." for p in passages if all(f.n != p.n for f in kept)}
+            kept = fit(kept, self.max_words - sum(_words(s) for s in see_also.values()))
+        see_also = {p.n: f"See also {p.title} [{p.n}]." for p in passages if all(f.n != p.n for f in kept)}
+        if not kept:  # no source has any text: name them all
+            return "\n\n".join(text.replace("See also", "See", 1) if i == 0 else text
+                               for i, text in enumerate(see_also.values()))
+        # Sources are cited in rank order, so a source that carries no fact but ranks above one that does
+        # is named in its place: the references keep the order retrieval gave them.
+        last = max(f.n for f in kept)
         parts: list[str] = []
-        code_used = False
-        for passage in passages[: self.max_sources]:
-            sentences, code = excerpt(question, passage)
-            if not sentences and not code:
-                parts.append(f"See {passage.title} [{passage.n}].")
-                continue
-            text = " ".join(sentences) if sentences else f"{passage.title}:"
-            parts.append(f"{text} [{passage.n}]")
-            if code and not code_used:  # one code example keeps the answer short
-                parts.append(code)
-                code_used = True
-        for passage in passages[self.max_sources :]:
-            parts.append(f"See also {passage.title} [{passage.n}].")
-        return "\n\n".join(parts) if parts else "The documentation sources found do not answer this question."
+        for p in passages:
+            if p.n in see_also and p.n < last:
+                parts.append(see_also.pop(p.n))
+            parts += render([f for f in kept if f.n == p.n])
+        return "\n\n".join([*parts, *see_also.values()])

@@ -1,6 +1,7 @@
 """Step 2: phrase an answer from numbered sources with an OpenAI-compatible chat model (langchain-openai).
 
-The model sees only the numbered sources and cites them as ``[n]``; it never
+The model sees only the facts compression chose (:mod:`docbot.compress`), under
+their numbered sources, rephrases them and cites them as ``[n]``; it never
 writes references (the validator strips any URL it invents anyway). Any
 failure — timeout, 5xx, rate limit, empty reply, or no reply within
 :data:`LLM_BUDGET_S` in all — raises :class:`~docbot.errors.GenerationError`
@@ -15,22 +16,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from docbot.compress import Fact, facts_of
 from docbot.errors import GenerationError
 
 DEFAULT_MODEL = "gpt-4o-mini"
 TIMEOUT_S = 9.0  # per HTTP request (the client's own timeout; a dripping server can outlast it)
 MAX_RETRIES = 1  # one retry on 429/5xx, then the extractive fallback answers
 LLM_BUDGET_S = 20.0  # the whole LLM call, retries included: the asker waits no longer
-MAX_SOURCE_CHARS = 2500  # per source, so a huge section cannot crowd out the others
+MAX_SOURCE_CHARS = 2500  # per source, so one source's facts cannot crowd out the others
 MAX_TOKENS = 600
 
-SYSTEM_PROMPT = """You answer questions about software documentation using ONLY the numbered sources below.
+SYSTEM_PROMPT = """You answer questions about software documentation by rephrasing ONLY the numbered facts below.
+Each fact was copied from a documentation source; its [n] is that source's number.
 Rules:
-- Use only facts stated in the sources. Do not add anything from your own knowledge.
-- Cite every statement with the number of its source in square brackets, like [1] or [2][3].
+- State only what the facts state. Do not add anything from your own knowledge, even if it seems helpful.
+- Cite every statement with the number of the fact's source in square brackets, like [1] or [2][3].
 - Never write URLs, links, page names or section names as references; the [n] markers are the only citations.
-- If the sources do not answer the question, say that the documentation does not cover it, in one sentence.
-- Be concise: a short paragraph, plus a short code example only if a source contains one."""
+- If the facts do not answer the question, say that the documentation does not cover it, in one sentence.
+- Be concise: a short paragraph, plus a short code example only if a fact contains one, copied unchanged."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,7 @@ class Passage:
     path: tuple[str, ...]
     text: str
     context: str = ""  # the parent section's lead, for a tiny subsection
+    facts: tuple[Fact, ...] = ()  # what compression chose from this source (docbot.compress)
 
 
 class Generator(Protocol):
@@ -50,20 +54,24 @@ class Generator(Protocol):
     def generate(self, question: str, passages: Sequence[Passage]) -> str: ...
 
 
-def render_sources(passages: Sequence[Passage], limit: int = MAX_SOURCE_CHARS) -> str:
-    """The numbered source block of the prompt."""
+def render_sources(facts: Sequence[Fact], passages: Sequence[Passage], limit: int = MAX_SOURCE_CHARS) -> str:
+    """The numbered facts of the prompt, grouped under their source's path (whole sections are never sent)."""
     blocks = []
     for p in passages:
-        text = p.text if len(p.text) <= limit else p.text[:limit] + " …"
-        lead = f"(Context from the parent section: {p.context})\n" if p.context else ""
-        blocks.append(f"[{p.n}] {' › '.join(p.path) or p.title}\n{lead}{text}")
+        own = [f.text for f in facts if f.n == p.n]
+        if not own:
+            continue
+        body = "\n".join(f"- {text}" for text in own)
+        blocks.append(f"[{p.n}] {' › '.join(p.path) or p.title}\n{body[:limit]}")
     return "\n\n".join(blocks)
 
 
 def messages(question: str, passages: Sequence[Passage]) -> list[tuple[str, str]]:
+    facts = facts_of(question, passages)
     return [
         ("system", SYSTEM_PROMPT),
-        ("human", f"Sources:\n\n{render_sources(passages)}\n\nQuestion: {question}\n\nAnswer with [n] citations:"),
+        ("human", f"Facts:\n\n{render_sources(facts, passages)}\n\nQuestion: {question}\n\n"
+                  "Answer by rephrasing the facts, with [n] citations:"),
     ]
 
 

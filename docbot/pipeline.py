@@ -12,11 +12,13 @@ from __future__ import annotations
 import logging
 import time
 import unicodedata
+from dataclasses import replace
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from crawlers.model import AnchorMap, map_path
 from docbot.answer import Answer, Reference
+from docbot.compress import compress
 from docbot.config import Settings
 from docbot.confidence import Calibrator, signals
 from docbot.errors import DocbotError, GenerationError
@@ -234,6 +236,10 @@ class Pipeline:
 
         sources = [self._source(i, h) for i, h in enumerate(hits, start=1)]
         passages = [Passage(i, h.title, h.path, h.text, h.context) for i, h in enumerate(hits, start=1)]
+        mark = time.perf_counter()
+        facts = compress(question, passages)  # retrieval's last step: generators see these facts, not sections
+        passages = [replace(p, facts=tuple(f for f in facts if f.n == p.n)) for p in passages]
+        timings["compress"] = (time.perf_counter() - mark) * 1000
         mark = time.perf_counter()
         generator_name, body = self._generate(question, passages)
         timings["generate"] = (time.perf_counter() - mark) * 1000

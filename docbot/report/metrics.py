@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crawlers.urls import join, normalize, split_fragment
+from docbot.report.facts import answer_figures
 
 OUT_OF_SCOPE = "out_of_scope"
 NOT_COVERED = "not_covered"
@@ -32,6 +33,7 @@ class Question:
     question: str
     gold: tuple[str, ...] = ()
     accept: tuple[str, ...] = ()
+    facts: tuple[str, ...] = ()  # what a correct answer must state (answer_facts)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Question:
@@ -42,6 +44,7 @@ class Question:
             question=str(data["question"]),
             gold=tuple(data.get("gold") or ()),
             accept=tuple(data.get("accept") or ()),
+            facts=tuple(data.get("answer_facts") or ()),
         )
 
 
@@ -82,6 +85,7 @@ class QuestionResult:
     timings_ms: Mapping[str, float] = field(default_factory=dict)
     live_reasons: tuple[str, ...] = ()
     error: str | None = None
+    answer: str = ""  # the answer text, for the answer figures
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +194,7 @@ class Metrics:
     wrong_rewrites: int = 0  # cases rewritten to a link that is neither expected nor also ok (worse than a drop)
     latency_ms: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict)
     by_site: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict)
+    answers: Mapping[str, float | None] = field(default_factory=dict)  # see answer_rates
 
     def to_json(self) -> dict[str, Any]:
         def r(v: float | None) -> float | None:
@@ -213,6 +218,7 @@ class Metrics:
             "wrong_rewrites": self.wrong_rewrites,
             "latency_ms": {s: {k: r(v) for k, v in d.items()} for s, d in self.latency_ms.items()},
             "by_site": {s: {k: r(v) for k, v in d.items()} for s, d in sorted(self.by_site.items())},
+            "answers": {k: r(v) for k, v in self.answers.items()},
         }
 
 
@@ -228,6 +234,19 @@ def _question_rates(results: Sequence[QuestionResult]) -> dict[str, float | None
         "refusal": rate(sum(r.status == NOT_COVERED for r in outside), len(outside)),
         "false_refusal": rate(sum(r.status == NOT_COVERED for r in inside), len(inside)),
     }
+
+
+def _site_rates(results: Sequence[QuestionResult]) -> dict[str, float | None]:
+    return {**_question_rates(results), "facts_covered": answer_rates(results)["facts_covered"]}
+
+
+def answer_rates(results: Sequence[QuestionResult]) -> dict[str, float | None]:
+    """Required facts covered (crude, see :mod:`docbot.report.facts`), words and '?' sentences of answers.
+
+    Only answered in-scope questions count.
+    """
+    answered = [r for r in results if r.question.kind != OUT_OF_SCOPE and r.status == "answered"]
+    return answer_figures((r.question.facts, r.answer, r.question.question) for r in answered)
 
 
 def latency(results: Iterable[QuestionResult]) -> dict[str, dict[str, float | None]]:
@@ -259,7 +278,8 @@ def compute_metrics(results: Sequence[QuestionResult], cases: Sequence[CaseResul
         repair_by_category={k: rate(sum(v), len(v)) for k, v in by_category.items()},
         wrong_rewrites=sum(is_wrong_rewrite(c) for c in cases),
         latency_ms=latency(results),
-        by_site={s: _question_rates([r for r in results if r.question.site == s]) for s in sites},
+        by_site={s: _site_rates([r for r in results if r.question.site == s]) for s in sites},
+        answers=answer_rates(results),
         **rates,
     )
 

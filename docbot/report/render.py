@@ -56,6 +56,19 @@ HELD_OUT_NOTE = ("Held out: each site's questions answered by a gate fitted on t
                  "(leave one site out); the figure to expect on a site nobody has labelled.")
 HELD_OUT = ("hit1", "hit3", "page_hit3", "refusal", "false_refusal")
 
+ANSWERS_NOTE = ("Facts covered is crude: a required fact counts when at least 60 % of its content words "
+                "(stopwords removed, Snowball-stemmed) appear in the answer; only answered in-scope questions count.")
+
+
+def _answers_rows(m: Metrics) -> list[tuple[str, str, str, str, str]]:
+    """(scope, facts covered, words p50, words max, '?' sentences): overall, then facts covered per site."""
+    a = m.answers
+    rows = [("all", f"{fmt(a.get('facts_covered'))} ({a.get('facts_hit', 0):.0f}/{a.get('facts', 0):.0f})",
+             fmt(a.get("words_p50"), ""), fmt(a.get("words_max"), ""), f"{a.get('question_sentences', 0):.0f}")]
+    rows += [(site, fmt(d.get("facts_covered")), "", "", "") for site, d in m.by_site.items()]
+    return rows
+
+
 ALL_SITES_NOTE = ("Every question was asked across all indexed sites, without naming its own, "
                   "as the Slack bot does when no site is set.")
 
@@ -88,6 +101,7 @@ def question_json(r: QuestionResult) -> dict[str, Any]:
         "accept": list(r.question.accept),
         "timings_ms": dict(r.timings_ms),
         "failures": question_failures(r),
+        "answer": r.answer,
     }
 
 
@@ -156,6 +170,11 @@ def render_markdown(data: ReportData) -> str:
                 f"| {_md_cell(site)} | {fmt(d['link_validity'])} | {fmt(d['hit1'])} | {fmt(d['hit3'])} | "
                 f"{fmt(d['page_hit3'])} | {fmt(d['refusal'])} | {fmt(d['false_refusal'])} |"
             )
+    if m.answers:
+        lines += ["", "### Answers", "", "| scope | facts covered | words p50 | words max | sentences ending in '?' |",
+                  "|---|---:|---:|---:|---:|"]
+        lines += [f"| {_md_cell(scope)} | {' | '.join(cells)} |" for scope, *cells in _answers_rows(m)]
+        lines += ["", ANSWERS_NOTE]
     if held is not None and held.by_site:
         lines += ["", "### Held out, by site", "", "| site | hit@1 | hit@3 | refused (oos) | false refusals |",
                   "|---|---:|---:|---:|---:|"]
@@ -273,6 +292,7 @@ def render_html(data: ReportData) -> str:
         f"<tr><td>{e(s)}</td><td>{e(fmt(d['p50'], ' ms'))}</td><td>{e(fmt(d['p95'], ' ms'))}</td></tr>"
         for s, d in m.latency_ms.items()
     )
+    answers = "".join(f"<tr>{''.join(f'<td>{e(c)}</td>' for c in row)}</tr>" for row in _answers_rows(m)) if m.answers else ""
     qfail = ""
     for r in data.questions:
         why = question_failures(r)
@@ -301,6 +321,8 @@ td,th{{border:1px solid #ccc;padding:4px 8px;vertical-align:top;text-align:left}
 <ul class="failed">{below}</ul>
 <table><tr><th>metric</th><th>in sample</th><th>held out</th><th>threshold</th></tr>{rows}</table>
 <p>{e(HELD_OUT_NOTE) if held is not None else ""}</p>
+<h2>Answers</h2><table><tr><th>scope</th><th>facts covered</th><th>words p50</th><th>words max</th>
+<th>sentences ending in '?'</th></tr>{answers}</table><p>{e(ANSWERS_NOTE)}</p>
 <h2>Link repair by category</h2><table><tr><th>category</th><th>accuracy</th></tr>{cats}</table>
 <p>Wrong rewrites (a link rewritten to the wrong target; worse than a drop): <b>{m.wrong_rewrites}</b></p>
 <h2>Latency per stage</h2><table><tr><th>stage</th><th>p50</th><th>p95</th></tr>{lat}</table>

@@ -135,6 +135,7 @@ def score_answers(
                 live_reasons=tuple(checks[u].reason for u in urls),
                 timings_ms=dict(getattr(a, "timings_ms", {}) or {}),
                 error=getattr(a, "error", None),
+                answer=str(getattr(a, "answer", "") or ""),
             )
         )
     return results

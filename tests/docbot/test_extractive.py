@@ -1,26 +1,55 @@
+"""The extractive answer: the compressed facts, each with its marker, short enough for Slack."""
+
 from __future__ import annotations
 
-from docbot.extractive import ExtractiveGenerator, excerpt
+from pathlib import Path
+
+from crawlers.extract import extract
+from docbot.compress import compress
+from docbot.extractive import MAX_WORDS, ExtractiveGenerator
 from docbot.generate import Passage
+from docbot.report.facts import question_sentences, word_count
 
 UPLOAD = Passage(1, "Uploading Files", ("Guide", "Uploading Files"),
-                 "Files are stored in memory. Set MAX_CONTENT_LENGTH to limit the upload size. Unrelated words here.\n\n"
-                 "```\napp.config['MAX_CONTENT_LENGTH'] = 16\n```")
+                 "Files are stored in memory. But how do you specify the maximum size of an upload? "
+                 "Set MAX_CONTENT_LENGTH to limit the upload size:\n\n"
+                 "```\napp.config['MAX_CONTENT_LENGTH'] = 16\n```\n\n"
+                 "A larger upload is refused with a 413 status code.")
+SESSIONS = Passage(2, "Sessions", ("Guide", "Sessions"), "Sessions use a signed cookie.")
+REBASE = extract((Path(__file__).parent.parent / "fixtures" / "asciidoc_git_rebase.html").read_text(encoding="utf-8"),
+                 "http://docs.test/git-rebase.html")
 
 
-def test_excerpt_picks_sentences_sharing_the_question_terms() -> None:
-    sentences, code = excerpt("how do I limit upload size", UPLOAD, sentences=1)
-    assert sentences == ["Set MAX_CONTENT_LENGTH to limit the upload size."]
-    assert code is not None and "MAX_CONTENT_LENGTH" in code
-
-
-def test_answer_cites_every_source_with_markers() -> None:
-    other = Passage(2, "Sessions", ("Guide", "Sessions"), "Sessions use a signed cookie.")
-    text = ExtractiveGenerator().generate("limit upload size", [UPLOAD, other])
-    assert "[1]" in text and "[2]" in text
-    assert text.index("[1]") < text.index("[2]")
+def test_every_fact_carries_its_marker_and_a_source_without_facts_is_see_also() -> None:
+    text = ExtractiveGenerator().generate("how do I limit the upload size?", [UPLOAD, SESSIONS])
+    assert "Set MAX_CONTENT_LENGTH to limit the upload size: [1]" in text
+    assert "app.config['MAX_CONTENT_LENGTH'] = 16" in text
+    assert text.rstrip().endswith("See also Sessions [2].")
     assert "http" not in text
+    assert question_sentences(text) == []  # the docs' own question is not quoted
 
 
-def test_no_sources() -> None:
+def test_a_source_without_facts_ranked_above_one_with_facts_keeps_its_place() -> None:
+    first = Passage(1, "Sessions", ("Guide", "Sessions"), "Sessions use a signed cookie and a secret key.")
+    third = Passage(3, "Uploading Files", UPLOAD.path, UPLOAD.text)
+    text = ExtractiveGenerator().generate("how do I limit the upload size?", [first, Passage(2, "Index", (), ""), third])
+    assert text.index("[1]") < text.index("See also Index [2].") < text.index("[3]")
+
+
+def test_long_sections_are_cut_to_the_word_limit_keeping_the_first_facts() -> None:
+    passages = [Passage(n, s.title, ("git-rebase", s.title), s.text)
+                for n, s in enumerate(REBASE.sections[15:20], start=1)]
+    question = "How do I recover when the upstream branch I based my work on was rebased?"
+    assert sum(word_count(f.text) for f in compress(question, passages)) > 120
+    text = ExtractiveGenerator(max_words=120).generate(question, passages)
+    assert word_count(text) <= 120
+    assert word_count(ExtractiveGenerator().generate(question, passages)) <= MAX_WORDS
+    first = min(compress(question, passages), key=lambda f: f.rank)
+    assert first.text.split("\n")[0] in text
+    for p in passages:
+        assert f"[{p.n}]" in text  # every source is still cited, as a fact or as "see also"
+
+
+def test_the_fallback_names_sources_without_text() -> None:
+    assert ExtractiveGenerator().generate("q", [Passage(1, "Index", (), "  ")]) == "See Index [1]."
     assert "do not answer" in ExtractiveGenerator().generate("q", [])

@@ -74,6 +74,18 @@ def test_prompt_carries_numbered_sources_and_the_rules(llm: LLMGenerator) -> Non
     assert "[1] Guide › Uploading Files" in prompt and "Never write URLs" in prompt
 
 
+def test_the_llm_sees_the_compressed_facts_not_whole_sections(llm: LLMGenerator) -> None:
+    section = ("Files are kept in memory while small. But how do you cap the size? "
+               "Set MAX_CONTENT_LENGTH to limit the upload size. A larger upload is refused.\n\n"
+               "Templates are rendered with Jinja. Blueprints group views. Signals announce events. "
+               "Extensions add features to apps. The weather in the docs is always sunny today.")
+    llm.generate("how do I limit the upload size?", [Passage(1, "Uploads", ("Guide", "Uploads"), section)])
+    prompt = "\n".join(m["content"] for m in FakeOpenAI.seen[-1]["messages"])
+    assert "- Set MAX_CONTENT_LENGTH to limit the upload size." in prompt
+    assert "how do you cap the size?" not in prompt and "sunny" not in prompt
+    assert "rephrasing ONLY the numbered facts" in prompt
+
+
 def test_server_error_raises_generation_error(llm: LLMGenerator) -> None:
     FakeOpenAI.replies = [(500, "")]
     with pytest.raises(GenerationError):

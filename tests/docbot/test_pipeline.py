@@ -2,9 +2,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pytest
 from ask_fakes import OTHER_BASE, OTHER_SECTIONS, FakeIndex, make_chunks, make_map, make_validator
 
 from docbot.answer import Reference
+from docbot.gate import FEATURES, GateModel
 from docbot.pipeline import MAX_QUESTION_CHARS, Pipeline, clean_question
 from docbot.validate import ReferenceValidator
 
@@ -40,7 +42,30 @@ def test_explicit_symbol_is_the_primary_reference() -> None:
 def test_unrelated_question_is_not_covered_with_closest_topics() -> None:
     answer = pipeline().ask("kubernetes helm chart ingress zzz")
     assert answer.status == "not_covered" and answer.resolution == "none"
-    assert len(answer.references) <= 3
+    assert 1 <= len(answer.references) <= 3
+    assert "The closest topics are:" in answer.answer and "[1]" in answer.answer
+
+
+ALWAYS = GateModel((0.0,) * len(FEATURES), 10.0, (0.0,) * len(FEATURES), (1.0,) * len(FEATURES), 0.5)  # answers
+ODD = [  # a section of only code, a table flattened to cells, and one not in English
+    ("odd.html", "synopsis", "Synopsis", ("Odd", "Synopsis"), "heading", "Guides",
+     "```\nuploader --max-size <bytes> [--keep] <file>...\n```"),
+    ("odd.html", "limits", "Limits", ("Odd", "Limits"), "heading", "Guides",
+     "upload | max size | 16 MB\n\nform | max size | 500 KB"),
+    ("odd.html", "grenzen", "Upload-Grenzen", ("Odd", "Upload-Grenzen"), "heading", "Guides",
+     "Die maximale Upload-Größe legt MAX_SIZE fest; größere Dateien werden abgelehnt."),
+]
+
+
+@pytest.mark.parametrize("question", ["uploader max size synopsis", "upload max size limits form",
+                                      "Upload-Grenzen MAX_SIZE Dateien"])
+def test_odd_sections_are_answered_from_their_lead_never_an_error(question: str) -> None:
+    odd_map = make_map(sections=ODD)
+    site = Pipeline(FakeIndex(make_chunks(sections=ODD)), {"demo": odd_map}, ReferenceValidator({"demo": odd_map}),
+                    gate=ALWAYS)
+    answer = site.ask(question)
+    assert answer.status == "answered" and answer.error is None
+    assert "[1]" in answer.answer and not answer.answer.startswith("See")  # the first source says something
 
 
 def test_bad_input_never_raises() -> None:

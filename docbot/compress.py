@@ -1,0 +1,291 @@
+"""Context compression: from the retrieved sections, the few sentences that answer *this* question.
+
+The last step before any generation. Each section is cut into units (a sentence, a list
+item, or a code block); units that cannot be an answer (questions, heading echoes,
+navigation, signatures and labels) are never candidates. The rest are scored by how much
+of the question's weight they carry (question words rare among the candidates count
+more), how relevant their section is (its rank, and the question's words in its title),
+and a lead bonus (a section's first sentence often defines it). Facts are then picked
+greedily: each pick halves the weight of the question words it covered, so the next
+covers another part of the question. The primary source carries the first fact; at most
+:data:`MAX_SOURCES` sources carry facts. A sentence that ends in ':' takes the code block
+(or list items) it introduces. When nothing qualifies, a section's lead is the fact.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from docbot.chunk import split_blocks
+from docbot.lexical import tokenize
+
+MIN_FACTS = 3
+MAX_FACTS = 7
+MAX_SOURCES = 3  # sources that carry facts; the rest are "see also"
+TOKEN_BUDGET = 900  # what an LLM sees of the facts (about 4 characters a token)
+CHARS_PER_TOKEN = 4
+MAX_UNIT_CHARS = 400  # a longer sentence is clipped at a word
+MAX_CODE_LINES = 12
+MAX_CODE_FACTS = 2  # code blocks in one answer
+PAIR_WORDS = 90  # a fact takes the next sentence too when both are relevant and together this short
+MIN_WORDS = 5  # shorter prose is a label or a fragment, not a fact (list items may be shorter)
+LEAD_BONUS = 0.5  # a section's first sentence, scaled by the share of the question in the section's title
+FOLLOW_BONUS = 0.15  # for the sentence right after a picked one
+RANK_DECAY = 0.35  # source n weighs 1 / (1 + RANK_DECAY * (n - 1)), plus its title's share of the question
+TITLE_WEIGHT = 0.5  # how much the question's words in a section's title add to its relevance
+STOP_SHARE = 0.2  # past MIN_FACTS, a fact scoring below this share of the best one is not worth its words
+LEAD_WORDS = 60  # the fallback fact: this much of a section's lead
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_SIGNATURE = re.compile(r"^[\w.\[\]]+\s*\(.*\)\s*(->.*)?$")
+_NAVIGATION = re.compile(
+    r"^(next|previous|prev|back|up|home|contents|table of contents|index|navigation|quick search|"
+    r"show source|edit on github|this page|related topics|go to|skip to|jump to|on this page)\b", re.I)
+_NAV_MARKS = re.compile(r"[«»←→↑]|\s\|\s")
+_VERSION_NOTE = re.compile(r"^(new|changed|added|deprecated|removed)( in| since)? (version|release) [\w.]+\.?$", re.I)
+
+
+class Source(Protocol):
+    @property
+    def n(self) -> int: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def path(self) -> tuple[str, ...]: ...
+    @property
+    def text(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One or two sentences (or a short code block) copied from source ``n``."""
+
+    n: int
+    text: str
+    position: int  # index of the unit in its source, for document order
+    rank: int = 0  # 0 = picked first; the extractive answer drops the highest ranks to fit its word limit
+    code: bool = False  # the text is (or ends in) a fenced code block
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    n: int
+    position: int
+    text: str
+    code: bool
+    item: bool
+    terms: frozenset[str]
+    lead_in: bool = False  # ends in ':' right before a code block
+
+
+def units(text: str) -> list[tuple[str, bool, bool]]:
+    """(text, is_code, is_list_item) in document order."""
+    out: list[tuple[str, bool, bool]] = []
+    for block in split_blocks(text):
+        if _FENCE.match(block):
+            out.append((block, True, False))
+            continue
+        lines = block.splitlines()
+        if any(_ITEM.match(line) for line in lines):
+            out.extend((_ITEM.sub("", line).strip(), False, bool(_ITEM.match(line))) for line in lines if line.strip())
+            continue
+        flat = " ".join(block.split())
+        out.extend((s.strip(), False, False) for s in _SENTENCE.split(flat) if s.strip())
+    return out
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def answerable(text: str, source: Source, question: str = "") -> bool:
+    """False for a question, a heading echo, navigation, a bare signature or label: never a fact."""
+    words = text.split()
+    if not words or not any(c.isalpha() for c in text):
+        return False
+    if text.rstrip().endswith("?") and _norm(text) not in _norm(question):
+        return False
+    if _norm(text) in {_norm(h) for h in (source.title, *source.path) if h}:
+        return False
+    if len(words) <= 8 and (_NAVIGATION.match(text) or _NAV_MARKS.search(text)):
+        return False
+    if _SIGNATURE.match(text) and not text.endswith("."):
+        return False
+    if _VERSION_NOTE.match(text) and "version" not in question.lower():
+        return False
+    return not (len(words) <= 4 and not text.rstrip().endswith((".", "!")))  # labels: "Parameters:", "Return type:"
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_UNIT_CHARS:
+        return text
+    return text[:MAX_UNIT_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def trim_code(block: str) -> str:
+    lines = block.splitlines()
+    if len(lines) <= MAX_CODE_LINES + 2:
+        return block
+    return "\n".join([*lines[: MAX_CODE_LINES + 1], "...", lines[-1]])
+
+
+def lead(source: Source) -> str:
+    """A section's first paragraph (or code block), shortened: the fact of last resort."""
+    blocks = split_blocks(source.text)
+    if not blocks:
+        return ""
+    first = blocks[0]
+    if _FENCE.match(first):
+        return trim_code(first)
+    words = first.split()
+    return " ".join(words[:LEAD_WORDS]) + (" …" if len(words) > LEAD_WORDS else "")
+
+
+def _candidates(source: Source, question: str) -> list[_Unit]:
+    """The source's units that may be facts; an introduction (ending in ':') and the code block right after it
+    share their words, since either is read with the other."""
+    found: list[_Unit] = []
+    for i, (text, code, item) in enumerate(units(source.text)):
+        if code or (answerable(text, source, question) and (item or len(text.split()) >= MIN_WORDS)):
+            found.append(_Unit(source.n, i, text, code, item, frozenset(tokenize(text))))
+    for k in range(len(found) - 1):
+        intro, block = found[k], found[k + 1]
+        if intro.text.rstrip().endswith(":") and not intro.code and block.code and block.position == intro.position + 1:
+            both = intro.terms | block.terms
+            found[k], found[k + 1] = replace(intro, terms=both, lead_in=True), replace(block, terms=both)
+    return found
+
+
+def _weights(question: str, candidates: Sequence[_Unit]) -> dict[str, float]:
+    """Question terms weighted by rarity among the candidate units (inverse document frequency)."""
+    terms = set(tokenize(question))
+    count = len(candidates) or 1
+    return {t: math.log(1 + count / (1 + sum(t in u.terms for u in candidates))) for t in terms}
+
+
+def _title_share(source: Source, weights: dict[str, float]) -> float:
+    """The share of the question's weight in the section's title (and its parent's)."""
+    total = sum(weights.values()) or 1.0
+    title = set(tokenize(" ".join((source.title, *source.path[-2:]))))
+    return sum(w for t, w in weights.items() if t in title) / total
+
+
+def _extend(chosen: _Unit, by_source: Sequence[_Unit], relevant: Callable[[_Unit], bool],
+            code_ok: bool) -> tuple[str, bool, list[_Unit]]:
+    """The unit's text, with what it introduces when it ends in ':' (a code block or list items), or with the
+    next sentence when that one is relevant too (a fact is one or two sentences); and the units used."""
+    text = trim_code(chosen.text) if chosen.code else _clip(chosen.text)
+    following = [u for u in by_source if u.position > chosen.position]
+    after = following[0] if following and following[0].position == chosen.position + 1 else None
+    if chosen.code:
+        before = [u for u in by_source if u.position == chosen.position - 1 and u.lead_in]
+        if before:  # the code block with the sentence that introduces it
+            return f"{_clip(before[0].text)}\n\n{text}", True, [before[0], chosen]
+        return text, True, [chosen]
+    if not chosen.text.rstrip().endswith(":"):
+        if after and not after.code and not after.item and not chosen.item and relevant(after) \
+                and _norm(after.text) != _norm(chosen.text) \
+                and len(chosen.text.split()) + len(after.text.split()) <= PAIR_WORDS:
+            return f"{text} {_clip(after.text)}", False, [chosen, after]
+        return text, False, [chosen]
+    if after and after.code and code_ok:
+        return f"{text}\n\n{trim_code(after.text)}", True, [chosen, after]
+    items: list[_Unit] = []
+    for u in following:
+        if not u.item or sum(len(i.text.split()) for i in items) > 40:
+            break
+        items.append(u)
+    if not items:
+        return text, False, [chosen]
+    return f"{text} " + "; ".join(_clip(i.text) for i in items), False, [chosen, *items]
+
+
+def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACTS,
+             token_budget: int = TOKEN_BUDGET) -> list[Fact]:
+    """3–7 facts for ``question``, ordered by source then document position; never empty when a source has text."""
+    candidates = [u for source in sources for u in _candidates(source, question)]
+    weights = _weights(question, candidates)
+    titled = {s.n: _title_share(s, weights) for s in sources}
+    first_prose: dict[int, int] = {}
+    for u in candidates:
+        if not u.code:
+            first_prose.setdefault(u.n, u.position)
+    picked: list[_Unit] = []
+    facts: list[Fact] = []
+    budget = token_budget * CHARS_PER_TOKEN
+    best = 0.0
+    primary = sources[0].n if sources else None
+    while sources and len(facts) < max_facts:
+        carriers = {f.n for f in facts}
+        code_ok = sum(f.code for f in facts) < MAX_CODE_FACTS
+        seen = {_norm(u.text) for u in picked}
+        pool = [u for u in candidates if u not in picked and (u.n in carriers or len(carriers) < MAX_SOURCES)
+                and (code_ok or not u.code) and _norm(u.text) not in seen
+                and (primary is None or u.n == primary)]  # the primary source carries the first fact
+        ends = {(u.n, u.position + 1) for u in picked}
+        scored = [(_score(u, weights, titled[u.n], u.position == first_prose.get(u.n), (u.n, u.position) in ends), u)
+                  for u in pool]
+        scored = [(s, u) for s, u in scored if s > 0]
+        if not scored and primary is not None:
+            # Nothing of the primary section shares a word with the question, or nothing in it reads as a
+            # sentence (only code, a table, another script): its opening is the first fact.
+            text, used = _opening(sources[0], candidates)
+            if text:
+                facts.append(Fact(primary, text, min((u.position for u in used), default=0), 0))
+                budget -= len(text)
+                picked.extend(used)
+            primary = None
+            continue
+        primary = None
+        if not scored:
+            break
+        score, unit = max(scored, key=lambda su: (su[0], -su[1].n, -su[1].position))
+        best = max(best, score)
+        positive = {t: w for t, w in weights.items() if w > 0}
+        if len(facts) >= MIN_FACTS and score < STOP_SHARE * best:
+            break
+        text, code, used = _extend(unit, [u for u in candidates if u.n == unit.n and u not in picked],
+                                   lambda u: bool(u.terms & positive.keys()), code_ok)
+        if any(_norm(u.text) in seen for u in used):  # it would repeat a code block or sentence already given
+            picked.extend(used)
+            continue
+        if len(text) > budget and facts:
+            break
+        budget -= len(text)
+        picked.extend(used)
+        facts.append(Fact(unit.n, text, min(u.position for u in used), len(facts), code))
+        for t in unit.terms & weights.keys():
+            weights[t] /= 2  # covered: the next fact should answer another part of the question
+    return sorted(facts, key=lambda f: (f.n, f.position))
+
+
+def _opening(source: Source, candidates: Sequence[_Unit]) -> tuple[str, list[_Unit]]:
+    """The first two sentences of the section that may be facts, else its lead paragraph or code block."""
+    opening = [u for u in candidates if u.n == source.n and not u.code][:2]
+    if opening:
+        return " ".join(_clip(u.text) for u in opening), opening
+    return lead(source), []
+
+
+def facts_of(question: str, sources: Sequence[Source]) -> list[Fact]:
+    """The facts the pipeline attached to the sources (``facts``), or freshly compressed ones."""
+    attached = [f for s in sources for f in getattr(s, "facts", ())]
+    return sorted(attached, key=lambda f: (f.n, f.position)) if attached else compress(question, sources)
+
+
+def _score(unit: _Unit, weights: dict[str, float], titled: float, first: bool, follows: bool) -> float:
+    """Share of the question's (remaining) weight the unit holds, plus a lead bonus where the title holds it,
+    times the section's relevance: its rank, and the question's words in its title."""
+    total = sum(weights.values()) or 1.0
+    share = sum(w for t, w in weights.items() if t in unit.terms) / total
+    bonus = LEAD_BONUS * titled if first else 0.0  # "What does X do?": X's section opens by saying so
+    if follows and not unit.code:
+        bonus += FOLLOW_BONUS  # the sentence after a fact often finishes what it started
+    if unit.text.rstrip().endswith(":") and not unit.code and not unit.lead_in:
+        bonus -= 0.1  # an introduction reads well only with what it introduces
+    return max(0.0, share + bonus) * (1.0 / (1 + RANK_DECAY * (unit.n - 1)) + TITLE_WEIGHT * titled)

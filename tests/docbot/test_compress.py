@@ -1,0 +1,108 @@
+"""Context compression on real section text (tests/fixtures) and on odd text: a few attributed, answering facts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from crawlers.extract import extract
+from docbot.compress import MAX_FACTS, MIN_FACTS, answerable, compress, lead
+from docbot.generate import Passage
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+
+
+def sections(name: str) -> dict[str, Passage]:
+    """Title → section of a fixture page, as a passage numbered 1."""
+    page = extract((FIXTURES / name).read_text(encoding="utf-8"), f"http://docs.test/{name}")
+    return {s.title: Passage(1, s.title, (page.title or "", s.title), s.text) for s in page.sections}
+
+
+def renumber(passage: Passage, n: int) -> Passage:
+    return Passage(n, passage.title, passage.path, passage.text)
+
+
+API = sections("sphinx_api.html")
+REBASE = sections("asciidoc_git_rebase.html")
+UPLOADS = Passage(1, "Improving Uploads", ("Uploading Files", "Improving Uploads"), (
+    "So how exactly does Flask handle uploads? Well it will store them in the webserver's memory if the files are "
+    "reasonably small, otherwise in a temporary location. But how do you specify the maximum file size after which "
+    "an upload is aborted? By default Flask will happily accept file uploads with an unlimited amount of memory, but "
+    "you can limit that by setting the MAX_CONTENT_LENGTH config key:\n\n```\napp.config['MAX_CONTENT_LENGTH'] = "
+    "16 * 1000 * 1000\n```\n\nThe code above will limit the maximum allowed payload to 16 megabytes. If a larger file "
+    "is transmitted, Flask will raise a RequestEntityTooLarge exception."))
+
+
+def test_what_an_api_entry_does_starts_with_its_description_not_its_signature() -> None:
+    facts = compress("What does Flask.route do?", [API["Flask.route()"], renumber(API["flask.Flask"], 2)])
+    assert facts[0].n == 1 and facts[0].text.startswith("Decorate a view function")
+    assert all(not f.text.startswith(("route(rule", "Parameters:")) for f in facts)
+
+
+def test_a_question_in_the_docs_is_never_a_fact_and_an_introduction_brings_its_code() -> None:
+    facts = compress("How can I limit the size of uploaded files?", [UPLOADS])
+    texts = " ".join(f.text for f in facts)
+    assert "?" not in texts.replace("\n", " ")
+    intro = next(f for f in facts if "MAX_CONTENT_LENGTH config key:" in f.text)
+    assert intro.code and "app.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000" in intro.text
+
+
+def test_a_question_the_asker_quotes_may_be_a_fact() -> None:
+    quoted = "But how do you specify the maximum file size after which an upload is aborted?"
+    assert answerable(quoted, UPLOADS, f"The docs ask '{quoted}' What is the answer?")
+    assert not answerable(quoted, UPLOADS, "How can I limit the size of uploaded files?")
+
+
+@pytest.mark.parametrize("text", ["Improving Uploads", "Next topic", "« Previous | Next »", "Parameters:",
+                                  "route(rule, **options)", "New in version 0.6."])
+def test_headings_navigation_signatures_labels_and_version_notes_are_never_facts(text: str) -> None:
+    assert not answerable(text, UPLOADS, "How can I limit the size of uploaded files?")
+
+
+def test_three_to_seven_facts_from_at_most_three_sources_primary_first_within_the_budget() -> None:
+    titles = ["INTERACTIVE MODE", "SPLITTING COMMITS", "NOTES", "DESCRIPTION", "REBASING MERGES"]
+    passages = [renumber(REBASE[t], n) for n, t in enumerate(titles, start=1)]
+    facts = compress("How do I split a commit into two commits during an interactive rebase?", passages)
+    assert MIN_FACTS <= len(facts) <= MAX_FACTS
+    assert len({f.n for f in facts}) <= 3
+    assert min(facts, key=lambda f: f.rank).n == 1  # the primary source carries the first fact
+    assert sum(len(f.text) for f in facts) <= 900 * 4
+    small = compress("How do I split a commit into two commits during an interactive rebase?", passages,
+                     token_budget=60)
+    assert len(small) == 1  # the first fact always; no more past the budget
+
+
+def test_facts_cover_different_parts_of_a_two_part_question() -> None:
+    facts = compress("How can I limit the upload size, and what happens when a larger file is sent?", [UPLOADS], max_facts=2)
+    texts = " ".join(f.text for f in facts)
+    assert "MAX_CONTENT_LENGTH" in texts and "RequestEntityTooLarge" in texts
+
+
+def test_a_question_that_matches_nothing_still_gets_the_primary_lead() -> None:
+    facts = compress("zzz qqq xyzzy", [API["Flask.route()"], renumber(API["flask.Flask"], 2)])
+    assert facts and facts[0].n == 1 and "Decorate a view function" in facts[0].text
+
+
+@pytest.mark.parametrize("passage", [
+    REBASE["SYNOPSIS"],  # only code
+    Passage(1, "Converters", ("API", "Converters"), "string | int | float\n\naccepts text | integers | floats"),
+    Passage(1, "アップロード", ("ガイド", "アップロード"), "ファイルのサイズはMAX_CONTENT_LENGTHで制限できます。大きすぎると413が返ります。"),
+    Passage(1, "Empty", ("Empty",), "   "),
+])
+def test_odd_text_falls_back_to_the_section_lead_never_an_error(passage: Passage) -> None:
+    facts = compress("How do I limit the upload size?", [passage])
+    if passage.text.strip():
+        assert facts and facts[0].n == 1 and facts[0].text.split()[0] in lead(passage)
+    else:
+        assert facts == []
+
+
+def test_a_code_block_given_once_is_not_repeated_from_another_source() -> None:
+    code = "```\ndef perform_create(self, serializer):\n    serializer.save(owner=self.request.user)\n```"
+    first = Passage(1, "Associating snippets with users", ("Tutorial", "Associating"),
+                    f"To set the owner when saving, add the following perform_create method:\n\n{code}")
+    second = Passage(2, "Release notes", ("Notes", "3.8"),
+                     f"To keep the old owner behaviour, pass the owner to save() in perform_create:\n\n{code}")
+    facts = compress("How do I set the owner in perform_create when saving?", [first, second])
+    assert sum("serializer.save(owner=self.request.user)" in f.text for f in facts) == 1
