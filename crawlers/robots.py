@@ -56,7 +56,7 @@ async def fetch_robots(fetcher: Fetcher, start_url: str) -> Robots:
     if result.status in (401, 403):
         log.warning("robots.txt of %s answers %s: treating the site as disallowed", start_url, result.status)
         parser = RobotFileParser()
-        parser.disallow_all = True
+        parser.disallow_all = True  # type: ignore[attr-defined]  # set by RobotFileParser.read(), not declared
         return Robots(parser, agent)
     if not result.ok:
         return Robots(None, agent)

@@ -93,7 +93,7 @@ def crawl_config_for(settings: Settings, site: str) -> Any:
     for cfg in settings.sites:
         if cfg.name == site:
             limits = (("max_pages", cfg.max_pages), ("concurrency", cfg.concurrency), ("max_time", cfg.max_time))
-            extra = {k: v for k, v in limits if v is not None}
+            extra: dict[str, Any] = {k: v for k, v in limits if v is not None}
             return CrawlConfig(site=site, start_url=cfg.url, include=cfg.include, exclude=cfg.exclude,
                                source_types=cfg.source_types, **extra)
     path = map_path(settings.anchor_maps, site)

@@ -48,7 +48,8 @@ def outside_code(text: str, fix: Callable[[str], str]) -> str:
     """``fix`` applied to the text between fenced code blocks and code spans, which are left exactly as they are."""
     if "`" not in text and "~~~" not in text:
         return fix(text)
-    out, last = [], 0
+    out: list[str] = []
+    last = 0
     for m in _CODE.finditer(text):
         out += (fix(text[last : m.start()]), m.group(0))
         last = m.end()

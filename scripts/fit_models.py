@@ -20,6 +20,7 @@ from pathlib import Path
 
 from docbot import confidence
 from docbot.config import load_settings
+from docbot.embed import embedder_from_settings
 from docbot.gate import GateModel
 from docbot.gate_fit import Example, fit, leave_one_site_out
 from docbot.pipeline import Pipeline
@@ -52,7 +53,7 @@ def main() -> int:
         print("fit_models: none of the questions' sites is indexed — crawl and index them first", file=sys.stderr)
         return 2
     examples = collect_examples(pipeline, questions)
-    model = fit(examples, meta={"fitted": date.today().isoformat(), "embeddings": pipeline.index.embedder.name})
+    model = fit(examples, meta={"fitted": date.today().isoformat(), "embeddings": embedder_from_settings(settings).name})
     folds = leave_one_site_out(examples)
     print(f"{'site':12} {'in sample: refused':>28} {'held out: refused':>28}")
     totals = [0] * 8

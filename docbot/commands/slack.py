@@ -149,5 +149,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if mode == "http":
             server.server_close()
         bot.shutdown(wait=True)
-        pipeline.index.close()
+        close = getattr(pipeline.index, "close", None)  # the real Index owns a Chroma client; fakes need not
+        if close is not None:
+            close()
     return 0

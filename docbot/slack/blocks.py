@@ -125,7 +125,7 @@ def render_answer(
         body_parts = [f":warning: {part}" if i == 0 else part for i, part in enumerate(parts)]
     else:
         body_parts = parts
-    body = [_section(t) for t in split_sections(body_parts or ["_(no answer text)_"], SECTION_LIMIT)]
+    body: list[Block] = [_section(t) for t in split_sections(body_parts or ["_(no answer text)_"], SECTION_LIMIT)]
 
     tail: list[Block] = []
     if answer.references:
