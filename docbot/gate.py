@@ -172,7 +172,8 @@ def hit_text(hit: Hit) -> str:
 
 def evidence(query: str, retrieval: Retrieval, doc_freq: Mapping[str, int], docs: int) -> Evidence:
     """The raw measurements of ``query`` against the site that produced ``retrieval``."""
-    cov = coverage(query, (hit_text(h) for h in retrieval.hits[:COVERAGE_TOP]), doc_freq, docs)
+    top = (retrieval.leading or retrieval.hits)[:COVERAGE_TOP]  # what the site holds, before any preference
+    cov = coverage(query, (hit_text(h) for h in top), doc_freq, docs)
     return Evidence(retrieval.top_dense, cov, math.log(max(retrieval.agreement, 1)),
                     unknown_share(query, doc_freq, docs), retrieval.top_lexical)
 

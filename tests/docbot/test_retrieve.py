@@ -70,3 +70,15 @@ def test_neighbouring_sections_keep_their_order_but_copies_are_skipped() -> None
     assert mmr([1.0, 0.9, 0.8], [answer, neighbour, frozenset({"other"})], k=3) == [0, 1, 2]
     # ... but the same text on a second page is not cited twice.
     assert mmr([1.0, 0.95, 0.8], [answer, copy, neighbour], k=3) == [0, 2]
+
+
+def test_documentation_comes_before_a_release_note_that_matches_as_well() -> None:
+    url = "http://docs.test/changes.html"
+    note = Chunk("rn", "demo", url, "v2", f"{url}#v2", "Version 2.0", ("Changes", "Version 2.0"), 2,
+                 "Release notes", "Limit upload size: MAX_CONTENT_LENGTH limits the upload size. Over the upload size limit: 413.",
+                 content_hash("rn"))
+    result = Retriever(FakeIndex([note, *make_chunks()])).search("limit upload size MAX_CONTENT_LENGTH 413", k=3)
+    urls = [h.deep_url for h in result.hits]
+    assert urls.index("http://docs.test/guide.html#uploading-files") < urls.index(f"{url}#v2")
+    # ... while the gate still sees the sections in the order the evidence alone gives
+    assert result.leading[0].deep_url == f"{url}#v2"
