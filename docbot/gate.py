@@ -159,8 +159,9 @@ def coverage(query: str, texts: Iterable[str], doc_freq: Mapping[str, int], docs
 def unknown_share(query: str, doc_freq: Mapping[str, int], docs: int) -> float:
     """IDF-weighted share of the query's words that occur nowhere in the docs."""
     # Whole API names (order.total, send_email) are skipped: tokenize also
-    # yields their words, and a user's own identifier is not a topic.
-    words = [t for t in tokenize(query) if "." not in t and "_" not in t]
+    # yields their words, and a user's own identifier is not a topic. So are
+    # words with digits: a user's sizes and counts ("2gb", "300") are not topics.
+    words = [t for t in tokenize(query) if "." not in t and "_" not in t and not any(c.isdigit() for c in t)]
     weight = _weights(words, doc_freq, docs)
     total = sum(weight.values())
     return sum(w for t, w in weight.items() if not doc_freq.get(t, 0)) / total if total else 0.0

@@ -18,22 +18,22 @@ OUT="${REPORT_OUT:-report}"
 # Thresholds sit just under the measured values (2026-11-25, five sites, all-MiniLM-L6-v2, extractive;
 # a refused question counts as a miss). Every question figure must hold both in sample and held out
 # (each site's questions answered by a gate fitted on the other four sites); the held-out figures are
-# the lower ones: hit@3 87.2 % (82/94; in sample 88.3), hit@1 72.3 % (68/94; in sample 73.4),
-# out-of-scope refused 84.6 % (11/13; in sample 13/13), answerable refused 2.1 % (2/94; in sample 1),
-# confidence calibration error 0.05 (in sample 0.04). Link repair 97.4 % (76/78). Each leaves room for
-# one question or case to flip (CPU float differences can reorder near-ties); links stay 100 % valid.
+# the lower ones: hit@3 88.3 % (83/94, as in sample), hit@1 72.3 % (68/94, as in sample), out-of-scope
+# refused 84.6 % (11/13; in sample 13/13), answerable refused 1.1 % (1/94, as in sample), confidence
+# calibration error 0.04 (as in sample). Link repair 97.4 % (76/78). Each leaves room for one question
+# or case to flip (CPU float differences can reorder near-ties); links stay 100 % valid.
 MIN_LINK_VALIDITY="${MIN_LINK_VALIDITY:-100}"
-MIN_HIT3="${MIN_HIT3:-86}"
+MIN_HIT3="${MIN_HIT3:-87}"
 MIN_HIT1="${MIN_HIT1:-71}"
 MIN_REFUSAL="${MIN_REFUSAL:-76}"
-MAX_FALSE_REFUSAL="${MAX_FALSE_REFUSAL:-3.5}"
+MAX_FALSE_REFUSAL="${MAX_FALSE_REFUSAL:-2.5}"
 MIN_REPAIR="${MIN_REPAIR:-96}"
 MAX_ECE="${MAX_ECE:-0.1}"
 # The same questions asked across all five sites at once (--all-sites), as the Slack bot does when
-# no site is set; measured 2026-11-25: hit@3 85.1 %, hit@1 72.3 %, out-of-scope refused 9 of 13 (the
+# no site is set; measured 2026-11-25: hit@3 84.0 %, hit@1 71.3 %, out-of-scope refused 9 of 13 (the
 # others are answered from another indexed site that does cover them: Alembic from SQLAlchemy's docs,
-# per-IP throttling from DRF's), answerable refused 1.1 %. The same one-question slack.
-MIN_ALL_HIT3="${MIN_ALL_HIT3:-84}"
+# per-IP throttling from DRF's), answerable refused 2.1 %. The same one-question slack.
+MIN_ALL_HIT3="${MIN_ALL_HIT3:-83}"
 MIN_ALL_HIT1="${MIN_ALL_HIT1:-70}"
 MIN_ALL_REFUSAL="${MIN_ALL_REFUSAL:-61}"
 
