@@ -18,13 +18,13 @@ OUT="${REPORT_OUT:-report}"
 # Thresholds sit just under the measured values (2026-11-25, five sites, all-MiniLM-L6-v2, extractive;
 # a refused question counts as a miss). Every question figure must hold both in sample and held out
 # (each site's questions answered by a gate fitted on the other four sites); the held-out figures are
-# the lower ones: hit@3 88.3 % (83/94, as in sample), hit@1 72.3 % (68/94, as in sample), out-of-scope
+# the lower ones: hit@3 88.3 % (83/94, as in sample), hit@1 74.5 % (70/94, as in sample), out-of-scope
 # refused 84.6 % (11/13; in sample 13/13), answerable refused 1.1 % (1/94, as in sample), confidence
-# calibration error 0.04 (as in sample). Link repair 97.4 % (76/78). Each leaves room for one question
+# calibration error 0.08 (in sample 0.01). Link repair 97.4 % (76/78). Each leaves room for one question
 # or case to flip (CPU float differences can reorder near-ties); links stay 100 % valid.
 MIN_LINK_VALIDITY="${MIN_LINK_VALIDITY:-100}"
 MIN_HIT3="${MIN_HIT3:-87}"
-MIN_HIT1="${MIN_HIT1:-71}"
+MIN_HIT1="${MIN_HIT1:-73}"
 MIN_REFUSAL="${MIN_REFUSAL:-76}"
 MAX_FALSE_REFUSAL="${MAX_FALSE_REFUSAL:-2.5}"
 MIN_REPAIR="${MIN_REPAIR:-96}"

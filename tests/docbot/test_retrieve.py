@@ -82,3 +82,14 @@ def test_documentation_comes_before_a_release_note_that_matches_as_well() -> Non
     assert urls.index("http://docs.test/guide.html#uploading-files") < urls.index(f"{url}#v2")
     # ... while the gate still sees the sections in the order the evidence alone gives
     assert result.leading[0].deep_url == f"{url}#v2"
+
+
+def test_a_fuller_section_comes_before_a_one_line_entry_that_matches_as_well() -> None:
+    url = "http://docs.test/api.html"
+    terse = Chunk("t1", "demo", url, "app.App.upload_limit", f"{url}#app.App.upload_limit", "App.upload_limit",
+                  ("API", "App", "App.upload_limit"), 3, "API reference", "Upload size limit, see MAX_CONTENT_LENGTH.",
+                  content_hash("t1"))
+    result = Retriever(FakeIndex([terse, *make_chunks()])).search("upload size limit MAX_CONTENT_LENGTH", k=3)
+    urls = [h.deep_url for h in result.hits]
+    assert result.leading[0].deep_url == f"{url}#app.App.upload_limit"  # first on evidence alone ...
+    assert urls[0] == "http://docs.test/guide.html#uploading-files"  # ... but the fuller section answers
