@@ -84,14 +84,16 @@ def across_sites(question: str, hits: Sequence[Hit], doc_freq: Mapping[str, int]
 
 
 def within_site(question: str, hits: Sequence[Hit], doc_freq: Mapping[str, int], docs: int,
-                gap: float = PAGE_SCORE_GAP, minimum: float = MIN_COVERAGE) -> Clarification | None:
-    """Options when sections of unrelated pages of one site score alike and each answers the whole question."""
+                gap: float = PAGE_SCORE_GAP, minimum: float = MIN_COVERAGE,
+                with_site: bool = False) -> Clarification | None:
+    """Options when sections of unrelated pages of one site score alike and each answers the whole question
+    (``with_site``: labels name the site, for a question that named none)."""
     distinct: list[Hit] = []
     for hit in hits:
         words = _title_words(hit)
         if all(h.url != hit.url and _overlap(words, _title_words(h)) <= TITLE_OVERLAP for h in distinct):
             distinct.append(hit)
-    return _choose(question, distinct, doc_freq, docs, gap, minimum, WITHIN_SITE, with_site=False)
+    return _choose(question, distinct, doc_freq, docs, gap, minimum, WITHIN_SITE, with_site)
 
 
 def _choose(question: str, candidates: Sequence[Hit], doc_freq: Mapping[str, int], docs: int, gap: float,

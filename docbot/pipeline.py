@@ -204,6 +204,7 @@ class Pipeline:
         boost_keys = self._boost_keys(boost, sites)
         retrieval = self.retriever.search(query, k=k, sites=sites, boost=boost_keys)
         ambiguity: Clarification | None = None
+        named_site = len(sites) == 1
         if len(sites) > 1:
             chosen = self._explicit_site(question, targets)
             if chosen is None and retrieval.hits:
@@ -236,7 +237,7 @@ class Pipeline:
         evidence_of = signals(decision.relevance, is_explicit, [h.score for h in retrieval.hits])
         confidence = self.calibrator.probability(evidence_of)
         if ambiguity is None and not targets and not context:
-            ambiguity = within_site(question, hits, freq, docs)
+            ambiguity = within_site(question, hits, freq, docs, with_site=not named_site)
         if is_explicit:
             resolution = "explicit"
         elif decision.answer:

@@ -63,6 +63,8 @@ def test_within_a_site_sections_of_one_topic_are_not_a_choice() -> None:
                  hit("a", "http://a/y", "Daemon options", 0.031, "Set a timeout for the daemon.")]
     found = within_site("set a timeout", unrelated, {}, 10)
     assert found is not None and [o.label for o in found.options] == ["Timeouts", "Daemon options"]
+    named = within_site("set a timeout", unrelated, {}, 10, with_site=True)
+    assert named is not None and [o.label for o in named.options] == ["a: Timeouts", "a: Daemon options"]
 
 
 # -- the pipeline --------------------------------------------------------------
