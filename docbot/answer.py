@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-STATUSES = ("answered", "not_covered", "error")
+STATUSES = ("answered", "needs_clarification", "not_covered", "error")
+ANSWERING = ("answered", "needs_clarification")  # statuses that carry an answer (a clarification has a best-effort one)
 RESOLUTIONS = ("explicit", "semantic", "none")
 GROUP_ORDER = ("API reference", "Guides", "Tutorials", "Examples", "FAQ", "Release notes", "Other")
 
@@ -79,6 +80,8 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     error: str | None = None
     signals: tuple[float, ...] = ()  # what confidence was computed from (docbot.confidence.SIGNALS); not in JSON
+    # needs_clarification: {"question": str, "options": [{"label", "url", "site"}]}; option URLs are validated
+    clarification: dict[str, Any] | None = None
 
     def validation_json(self) -> dict[str, Any]:
         kept = sum(1 for o in self.outcomes if o.action == "kept")
@@ -103,6 +106,8 @@ class Answer:
             "validation": self.validation_json(),
             "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
         }
+        if self.clarification is not None:
+            data["clarification"] = self.clarification
         if self.error:
             data["error"] = self.error
         return data

@@ -3,7 +3,8 @@
 ``Pipeline.ask`` is what the CLI, the Slack bot and the report call. Step 1
 (resolve, retrieve, gate) is system logic only; step 2 lets a generator phrase
 the answer from the chosen sections; the ReferenceValidator then owns every
-link. Bad input never raises: it comes back as an ``error`` answer whose text
+link. A question the docs answer in clearly different places gets a clarifying
+question with its options beside a best-effort answer (:mod:`docbot.clarify`). Bad input never raises: it comes back as an ``error`` answer whose text
 says what to do next.
 """
 
@@ -12,22 +13,24 @@ from __future__ import annotations
 import logging
 import time
 import unicodedata
-from dataclasses import replace
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from crawlers.model import AnchorMap, map_path
 from docbot.answer import Answer, Reference
+from docbot.clarify import MAX_CONFIDENCE, Clarification, across_sites, within_site
+from docbot.clarify import to_json as clarification_json
 from docbot.compress import compress
-from docbot.config import Settings
 from docbot.confidence import Calibrator, signals
+from docbot.config import Settings
 from docbot.errors import DocbotError, GenerationError
 from docbot.extractive import ExtractiveGenerator
 from docbot.gate import PROBES, Evidence, GateModel, closest_topics, decide, evidence
 from docbot.generate import Generator, Passage, generator_from_env
 from docbot.lexical import tokenize
 from docbot.resolve import Resolver, Target
-from docbot.retrieve import Hit, Retrieval, Retriever, SearchIndex
+from docbot.retrieve import Hit, Retriever, SearchIndex
 from docbot.validate import ReferenceValidator, Source
 
 log = logging.getLogger(__name__)
@@ -37,6 +40,7 @@ MAX_QUESTION_CHARS = 2000  # longer questions are truncated (embedding models re
 MIN_PRINTABLE = 0.85  # below this share of printable characters a question is treated as binary junk
 FOLLOW_UP_WORDS = 12  # a question this short in a conversation is read together with the previous one
 SNIPPET_CHARS = 240
+BEST_EFFORT_SOURCES = 1  # sources of the answer given beside a clarifying question
 
 
 class Turn(Protocol):
@@ -199,8 +203,13 @@ class Pipeline:
         boost = [r.url for turn in context for r in turn.references]
         boost_keys = self._boost_keys(boost, sites)
         retrieval = self.retriever.search(query, k=k, sites=sites, boost=boost_keys)
+        ambiguity: Clarification | None = None
+        named_site = len(sites) == 1
         if len(sites) > 1:
-            chosen = self._choose_site(question, targets, retrieval)
+            chosen = self._explicit_site(question, targets)
+            if chosen is None and retrieval.hits:
+                chosen = retrieval.hits[0].site
+                ambiguity = across_sites(question, retrieval.hits, *self._doc_freq(sites))
             if chosen is not None:
                 sites = [chosen]
                 targets = [t for t in targets if t.site == chosen]
@@ -227,6 +236,8 @@ class Pipeline:
         is_explicit = bool(explicit or (weak and hits and hits[0].deep_url == weak[0].deep_url))
         evidence_of = signals(decision.relevance, is_explicit, [h.score for h in retrieval.hits])
         confidence = self.calibrator.probability(evidence_of)
+        if ambiguity is None and not targets and not context:
+            ambiguity = within_site(question, hits, freq, docs, with_site=not named_site)
         if is_explicit:
             resolution = "explicit"
         elif decision.answer:
@@ -234,6 +245,11 @@ class Pipeline:
         else:
             return self._not_covered(question, retrieval.hits, confidence, timings, started, evidence_of)
 
+        clarification = None
+        if ambiguity is not None and not is_explicit and confidence < MAX_CONFIDENCE:
+            clarification = self._clarification(ambiguity)
+            if clarification is not None:  # the best-effort answer is minimal: the best section only
+                hits = hits[:BEST_EFFORT_SOURCES]
         sources = [self._source(i, h) for i, h in enumerate(hits, start=1)]
         passages = [Passage(i, h.title, h.path, h.text, h.context) for i, h in enumerate(hits, start=1)]
         mark = time.perf_counter()
@@ -247,18 +263,32 @@ class Pipeline:
         mark = time.perf_counter()
         validated = self.validator.validate(body, sources)
         timings["validate"] = (time.perf_counter() - mark) * 1000
+        status = "answered" if validated.references else "not_covered"
+        if status == "answered" and clarification is not None:
+            status = "needs_clarification"
+        else:
+            clarification = None
         timings["total"] = (time.perf_counter() - started) * 1000
         return Answer(
-            question=question, status="answered" if validated.references else "not_covered",
+            question=question, status=status,
             answer=validated.answer, confidence=confidence, resolution=resolution, generator=generator_name,
             references=validated.references, groups=validated.groups, outcomes=validated.outcomes, timings_ms=timings,
-            signals=evidence_of,
+            signals=evidence_of, clarification=clarification,
         )
 
+    def _clarification(self, ambiguity: Clarification) -> dict[str, Any] | None:
+        """The clarifying question with the validator's URL for each option; None when fewer than two survive."""
+        options: list[tuple[str, str, str]] = []
+        for option in ambiguity.options:
+            outcome = self.validator.check_url(option.hit.deep_url, option.hit.site)
+            if outcome.output and outcome.action != "link_dropped" and all(u != outcome.output for _, u, _ in options):
+                options.append((option.label, outcome.output, option.hit.site))
+        return clarification_json(ambiguity.question, options) if len(options) > 1 else None
+
     @staticmethod
-    def _choose_site(question: str, targets: Sequence[Target], retrieval: Retrieval) -> str | None:
+    def _explicit_site(question: str, targets: Sequence[Target]) -> str | None:
         """With several sites, the one to answer from: that of a pasted link or of an API name written out
-        in full (``flask.Flask.route``), else that of the best section.
+        in full (``flask.Flask.route``); None leaves it to the best section (and the question may be ambiguous).
 
         The rest of the pipeline then works as for one site, with that site's own rankings and word
         statistics: BM25 scores of different sites' indexes are not comparable, the gate was calibrated
@@ -271,7 +301,7 @@ class Pipeline:
         for target in targets:
             if target.how == "symbol" and target.anchor and "." in target.anchor and target.anchor in question:
                 return target.site
-        return retrieval.hits[0].site if retrieval.hits else None
+        return None
 
     def _boost_keys(self, urls: Sequence[str], sites: Sequence[str]) -> list[str]:
         """Deep URLs cited earlier, as chunk deep URLs of the indexed sites."""

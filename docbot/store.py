@@ -88,7 +88,14 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
         groups=tuple(Group(str(g["type"]), tuple(int(n) for n in g["refs"])) for g in data.get("groups", ())),
         timings_ms={str(k): float(v) for k, v in data.get("timings_ms", {}).items()},
         error=data.get("error"),
+        clarification=data.get("clarification") if isinstance(data.get("clarification"), dict) else None,
     )
+
+
+def _option_links(answer_id: int, answer: Answer) -> list[tuple[int, int, str]]:
+    """A clarifying question's option links, numbered -1, -2, … so refresh re-checks them beside the references."""
+    options = (answer.clarification or {}).get("options", ())
+    return [(answer_id, -i, str(o["url"])) for i, o in enumerate(options, start=1) if o.get("url")]
 
 
 class ReferenceLog:
@@ -133,7 +140,7 @@ class ReferenceLog:
             answer_id = int(cur.lastrowid or 0)
             db.executemany(
                 "INSERT OR REPLACE INTO links (answer_id, n, url) VALUES (?, ?, ?)",
-                [(answer_id, ref.n, ref.url) for ref in answer.references],
+                [(answer_id, ref.n, ref.url) for ref in answer.references] + _option_links(answer_id, answer),
             )
         return answer_id
 

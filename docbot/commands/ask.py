@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from docbot.answer import Answer
 from docbot.commands.args import site_name
@@ -34,11 +34,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.set_defaults(func=run)
 
 
+def clarification_lines(clarification: dict[str, Any]) -> list[str]:
+    """The clarifying question and its numbered options, each with its link."""
+    lines = [str(clarification.get("question", ""))]
+    for i, option in enumerate(clarification.get("options", ()), start=1):
+        lines.append(f"  {i}. {option.get('label', '')}")
+        lines.append(f"     {option.get('url', '')}")
+    return lines
+
+
 def render_text(answer: Answer) -> str:
     """The readable form: status line, answer, then sources grouped by type."""
     lines = []
     if answer.status != "answered":
         lines.append(f"[{answer.status.replace('_', ' ')}]")
+    if answer.clarification:
+        lines += clarification_lines(answer.clarification)
+        lines.append("")
+        lines.append("Best guess meanwhile:")
     lines.append(answer.answer)
     by_n = {r.n: r for r in answer.references}
     if answer.groups:

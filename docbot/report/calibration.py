@@ -14,7 +14,7 @@ from typing import Any
 from docbot.confidence import Bucket, fit, reliability
 from docbot.report.metrics import Question, normalize_link, targets
 
-ANSWERED = "answered"
+ANSWERING = ("answered", "needs_clarification")  # a clarifying question comes with a best-effort primary
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +36,7 @@ class Calibration:
 def primary_right(question: Question, answer: Any, base_url: str) -> bool | None:
     """Whether an answered question's first reference is a gold or accepted section; None if not answered."""
     refs = getattr(answer, "references", ())
-    if getattr(answer, "status", "") != ANSWERED or not refs:
+    if getattr(answer, "status", "") not in ANSWERING or not refs:
         return None
     return normalize_link(refs[0].url, base_url) in targets(question, base_url)
 

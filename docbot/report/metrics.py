@@ -19,6 +19,8 @@ from docbot.report.facts import answer_figures
 
 OUT_OF_SCOPE = "out_of_scope"
 NOT_COVERED = "not_covered"
+CLARIFY = "needs_clarification"
+ANSWERING = ("answered", CLARIFY)  # a clarifying question comes with a best-effort answer
 ACTION_OF = {"keep": "kept", "rewrite": "rewritten", "drop_fragment": "fragment_dropped", "drop_link": "link_dropped"}
 STAGES = ("resolve", "retrieve", "generate", "validate", "total")
 
@@ -195,6 +197,7 @@ class Metrics:
     latency_ms: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict)
     by_site: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict)
     answers: Mapping[str, float | None] = field(default_factory=dict)  # see answer_rates
+    clarified: int = 0  # questions answered with a clarifying question (status needs_clarification)
 
     def to_json(self) -> dict[str, Any]:
         def r(v: float | None) -> float | None:
@@ -219,6 +222,8 @@ class Metrics:
             "latency_ms": {s: {k: r(v) for k, v in d.items()} for s, d in self.latency_ms.items()},
             "by_site": {s: {k: r(v) for k, v in d.items()} for s, d in sorted(self.by_site.items())},
             "answers": {k: r(v) for k, v in self.answers.items()},
+            "clarified": self.clarified,
+            "clarify_rate": r(rate(self.clarified, self.questions)),
         }
 
 
@@ -243,9 +248,9 @@ def _site_rates(results: Sequence[QuestionResult]) -> dict[str, float | None]:
 def answer_rates(results: Sequence[QuestionResult]) -> dict[str, float | None]:
     """Required facts covered (crude, see :mod:`docbot.report.facts`), words and '?' sentences of answers.
 
-    Only answered in-scope questions count.
+    Only answered in-scope questions count (a clarifying question's best-effort answer too).
     """
-    answered = [r for r in results if r.question.kind != OUT_OF_SCOPE and r.status == "answered"]
+    answered = [r for r in results if r.question.kind != OUT_OF_SCOPE and r.status in ANSWERING]
     return answer_figures((r.question.facts, r.answer, r.question.question) for r in answered)
 
 
@@ -280,6 +285,7 @@ def compute_metrics(results: Sequence[QuestionResult], cases: Sequence[CaseResul
         latency_ms=latency(results),
         by_site={s: _site_rates([r for r in results if r.question.site == s]) for s in sites},
         answers=answer_rates(results),
+        clarified=sum(r.status == CLARIFY for r in results),
         **rates,
     )
 

@@ -73,6 +73,11 @@ ALL_SITES_NOTE = ("Every question was asked across all indexed sites, without na
                   "as the Slack bot does when no site is set.")
 
 
+def clarify_line(m: Metrics) -> str:
+    """How often docbot asked back instead of answering outright."""
+    return f"Asked to clarify: {m.clarified} of {m.questions} questions."
+
+
 def fmt(value: float | None, unit: str = "%") -> str:
     return "n/a" if value is None else f"{value:.1f}{unit}"
 
@@ -147,6 +152,8 @@ def render_markdown(data: ReportData) -> str:
         + (f", {data.duration_s:.0f} s" if data.duration_s else "")
         + "."
         + (f" {ALL_SITES_NOTE}" if data.all_sites else ""),
+        "",
+        clarify_line(m),
         "",
     ]
     held = data.held_out
@@ -317,6 +324,7 @@ td,th{{border:1px solid #ccc;padding:4px 8px;vertical-align:top;text-align:left}
 <h1>docbot reference-accuracy report — <span class="{verdict}">{verdict}</span></h1>
 <p>{m.questions} questions ({m.in_scope} in scope, {m.out_of_scope} out of scope), {m.links} links checked live
 ({m.valid_links} valid), {m.cases} link-repair cases, {data.duration_s:.0f} s.{mode}</p>
+<p>{e(clarify_line(m))}</p>
 {render_svg(m, data.thresholds)}
 <ul class="failed">{below}</ul>
 <table><tr><th>metric</th><th>in sample</th><th>held out</th><th>threshold</th></tr>{rows}</table>

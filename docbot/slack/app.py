@@ -21,7 +21,8 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Protocol
 
 from slack_bolt import App, BoltRequest, BoltResponse
@@ -29,11 +30,13 @@ from slack_sdk import WebClient
 
 from docbot.answer import Answer
 from docbot.slack.blocks import (
+    ACTION_CLARIFY_PATTERN,
     ACTION_DOWN,
     ACTION_SHARE,
     ACTION_UP,
     SEARCHING,
     Message,
+    parse_option_value,
     render_answer,
     render_error,
     render_usage,
@@ -140,6 +143,7 @@ class DocbotSlack:
         app.action(ACTION_UP)(self._on_feedback)
         app.action(ACTION_DOWN)(self._on_feedback)
         app.action(ACTION_SHARE)(self._on_share)
+        app.action(ACTION_CLARIFY_PATTERN)(self._on_clarify)
         return app
 
     def shutdown(self, wait: bool = True) -> None:
@@ -327,6 +331,47 @@ class DocbotSlack:
             log.exception("could not share answer %s", answer_id)
             return
         self._respond_quietly(respond, Message(text="", blocks=[]), delete_original=True)
+
+
+    # -- clarifying options ----------------------------------------------------
+    def _on_clarify(self, ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient,
+                    respond: Any) -> None:
+        ack()
+        chosen = parse_option_value(str(action.get("value", "")))
+        if chosen is None:
+            gone = Message(text="Sorry, that option is no longer available — please ask again.", blocks=[])
+            self._submit(self._io, partial(self._respond_quietly, respond, gone, response_type="ephemeral",
+                                           replace_original=False))
+            return
+        self._submit(self._jobs, self._answer_option, chosen, dict(body), client, respond)
+
+    def _answer_option(self, chosen: tuple[str, str, str], body: dict[str, Any], client: WebClient,
+                       respond: Any) -> None:
+        """Answer the reading the user picked, in the question's thread (or privately, under a private answer)."""
+        question, url, site = chosen
+        container = body.get("container") or {}
+        message = body.get("message") or {}
+        channel = str((body.get("channel") or {}).get("id") or container.get("channel_id") or "")
+        ts = message.get("ts") or container.get("message_ts")
+        thread_ts = str(message.get("thread_ts") or container.get("thread_ts") or ts or "")
+        user = (body.get("user") or {}).get("id")
+        in_thread = bool(channel and thread_ts and not container.get("is_ephemeral"))
+        try:
+            # The option's section link in the question makes it an explicit reference: the resolver puts it first.
+            answer = replace(self.asker.ask(f"{question} {url}", site=site), question=question)
+            answer_id = self._record(answer, "clarify", user, channel if in_thread else None,
+                                     thread_ts if in_thread else None)
+            reply = render_answer(answer, answer_id, shareable=not in_thread and answer.status != "error")
+            if in_thread:
+                client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=reply.text, blocks=reply.blocks,
+                                        unfurl_links=False, unfurl_media=False)
+            else:
+                respond(text=reply.text, blocks=reply.blocks, response_type="ephemeral", replace_original=False,
+                        unfurl_links=False, unfurl_media=False)
+        except Exception:  # noqa: BLE001
+            request_id = new_request_id()
+            log.exception("request %s: answering a clarifying option failed for %r", request_id, question[:200])
+            self._respond_quietly(respond, render_error(request_id), response_type="ephemeral", replace_original=False)
 
 
 def web_client(token: str, api_url: str | None = None) -> WebClient:

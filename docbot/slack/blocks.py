@@ -11,6 +11,7 @@ answer was made, and the 👍 / 👎 / "Share in channel" buttons.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,14 @@ from slack_sdk.models.blocks import (
 )
 
 from docbot.answer import Answer
-from docbot.slack.mrkdwn import SECTION_LIMIT, escape, inert, link, split_sections, to_mrkdwn_parts
+from docbot.slack.mrkdwn import (
+    SECTION_LIMIT,
+    escape,
+    inert,
+    link,
+    split_sections,
+    to_mrkdwn_parts,
+)
 
 MAX_BLOCKS = 50
 QUESTION_CHARS = 280  # the question echoed above the answer
@@ -34,6 +42,10 @@ FALLBACK_CHARS = 280  # the plain `text` shown in notifications
 ACTION_UP = "docbot_feedback_up"
 ACTION_DOWN = "docbot_feedback_down"
 ACTION_SHARE = "docbot_share"
+ACTION_CLARIFY = "docbot_clarify_"  # + option number: one action id per option button
+ACTION_CLARIFY_PATTERN = re.compile(r"^docbot_clarify_\d+$")
+BUTTON_TEXT_CHARS = 75  # Slack's limit on a button's text
+CLARIFY_QUESTION_CHARS = 1500  # the question carried in a button's value (Slack allows 2000 characters)
 SEARCHING = "Searching the docs…"
 _USER_ID = re.compile(r"^[UW][A-Z0-9]{2,20}$")
 
@@ -68,9 +80,47 @@ def _context(text: str) -> ContextBlock:
 
 
 def approved_urls(answer: Answer) -> frozenset[str]:
-    """The URLs the validator let through for this answer: its references and kept or rewritten links."""
+    """The URLs the validator let through for this answer: its references, kept or rewritten links, options."""
     kept = {o.output for o in answer.outcomes if o.output and o.action != "link_dropped"}
-    return frozenset({ref.url for ref in answer.references} | kept)
+    return frozenset({ref.url for ref in answer.references} | kept | {url for _, url, _ in _options(answer)})
+
+
+def _options(answer: Answer) -> list[tuple[str, str, str]]:
+    """(label, url, site) of a clarifying question's options (validated by the pipeline)."""
+    options = (answer.clarification or {}).get("options", ())
+    return [(str(o.get("label", "")), str(o.get("url", "")), str(o.get("site", ""))) for o in options if o.get("url")]
+
+
+def option_value(question: str, url: str, site: str) -> str:
+    """What an option button carries: enough to answer that reading of the question without any lookup."""
+    return json.dumps({"question": question[:CLARIFY_QUESTION_CHARS], "url": url, "site": site}, ensure_ascii=False)
+
+
+def parse_option_value(value: str) -> tuple[str, str, str] | None:
+    """(question, url, site) from an option button's value; None for anything else."""
+    try:
+        data = json.loads(value)
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("question", "url", "site")):
+        return None
+    return data["question"], data["url"], data["site"]
+
+
+def _clarify_blocks(answer: Answer) -> list[Block]:
+    """The clarifying question, its options as links, one button per option, and where the best guess starts."""
+    options = _options(answer)
+    if answer.status != "needs_clarification" or not options:
+        return []
+    lines = [f"*{escape(str((answer.clarification or {}).get('question', '')))}*"]
+    lines += [f"{i}. {link(url, text)}" for i, (text, url, _) in enumerate(options, start=1)]
+    buttons = [
+        ButtonElement(text=_shorten(f"{i}. {text}", BUTTON_TEXT_CHARS), action_id=f"{ACTION_CLARIFY}{i}",
+                      value=option_value(answer.question, url, site))
+        for i, (text, url, site) in enumerate(options, start=1)
+    ]
+    return [_section("\n".join(lines)), ActionsBlock(block_id="docbot_clarify", elements=buttons),
+            _context("_Best guess meanwhile:_")]
 
 
 def source_lines(answer: Answer) -> list[str]:
@@ -120,6 +170,7 @@ def render_answer(
     head: list[Block] = []
     if answer.question:
         head.append(_context(f"*Q:* {inert(_shorten(answer.question, QUESTION_CHARS))}"))
+    head += _clarify_blocks(answer)
     parts = to_mrkdwn_parts(answer.answer, approved_urls(answer))
     if answer.status == "error":
         body_parts = [f":warning: {part}" if i == 0 else part for i, part in enumerate(parts)]
@@ -148,6 +199,8 @@ def fallback_text(answer: Answer) -> str:
     """The plain notification text (mrkdwn-escaped; never a mention)."""
     if answer.status == "not_covered":
         return "Not covered in the docs."
+    if answer.clarification:
+        return inert(_shorten(str(answer.clarification.get("question", "")), FALLBACK_CHARS)) or "docbot answer"
     return inert(_shorten(answer.answer.replace("```", " "), FALLBACK_CHARS)) or "docbot answer"
 
 

@@ -160,12 +160,20 @@ def event_body(event: dict[str, Any], event_id: str = "Ev0001") -> str:
     })
 
 
-def action_body(action_id: str, value: str, response_url: str, user: str = "U0002", channel: str = "C0001") -> str:
-    payload = {
+def action_body(action_id: str, value: str, response_url: str, user: str = "U0002", channel: str = "C0001",
+                message: dict[str, Any] | None = None) -> str:
+    """A button click; on a private (ephemeral) message unless ``message`` (its ``ts``, ``thread_ts``) is given."""
+    container: dict[str, Any] = {"type": "message", "message_ts": "1.2", "is_ephemeral": True}
+    payload: dict[str, Any] = {
         "type": "block_actions", "team": {"id": TEAM, "domain": "example"}, "user": {"id": user, "name": "grace"},
         "api_app_id": "A0001", "channel": {"id": channel, "name": "general"}, "response_url": response_url,
-        "trigger_id": "t2", "container": {"type": "message", "message_ts": "1.2", "is_ephemeral": True},
+        "trigger_id": "t2", "container": container,
         "actions": [{"action_id": action_id, "block_id": f"docbot_answer_{value}", "value": value, "type": "button",
                      "action_ts": f"{time.time():.6f}"}],
     }
+    if message is not None:
+        container.update(message_ts=message["ts"], channel_id=channel, is_ephemeral=False)
+        if message.get("thread_ts"):
+            container["thread_ts"] = message["thread_ts"]
+        payload["message"] = {"type": "message", "user": BOT_USER, **message}
     return urllib.parse.urlencode({"payload": json.dumps(payload)})

@@ -94,3 +94,13 @@ class FakeIndex:
 
 def make_validator(site: str = "demo") -> ReferenceValidator:
     return ReferenceValidator({site: make_map(site)})
+
+
+TIE_BASE = "http://orm.test/"
+TIE_SECTIONS = [
+    # a third site whose session section answers "how do sessions keep data between requests?" as well as demo's
+    ("session.html", "using-sessions", "Using sessions", ("Session", "Using sessions"), "heading", "Guides",
+     "Sessions keep data about your objects between requests and write their changes in one unit of work."),
+    ("engine.html", "pooling", "Connection pooling", ("Engine", "Connection pooling"), "heading", "Guides",
+     "The engine holds a pool of database connections and hands one to each unit of work."),
+]
