@@ -12,8 +12,9 @@ site, pages on unrelated topics) each have a section that
 The second test is what separates "How do I set a timeout?" (three sites each have
 a "timeout" section that is all the question asks about) from a specific question
 whose runner-up site merely shares some of its words. Within one site the options
-must also be on different pages whose titles share little (:data:`TITLE_OVERLAP`):
-two sections of one topic are one answer, not a choice. An explicit reference (a
+must also be on different pages whose titles share little (:data:`TITLE_OVERLAP`)
+and of the same source type: two sections of one topic, or a guide and the API entry it
+describes, are one answer, not a choice. An explicit reference (a
 pasted link, an API name) or a confident answer (:data:`MAX_CONFIDENCE`) never asks.
 """
 
@@ -90,6 +91,8 @@ def within_site(question: str, hits: Sequence[Hit], doc_freq: Mapping[str, int],
     (``with_site``: labels name the site, for a question that named none)."""
     distinct: list[Hit] = []
     for hit in hits:
+        if distinct and hit.source_type != distinct[0].source_type:
+            continue  # a guide and the API entry it describes are one answer told twice, not two meanings
         words = _title_words(hit)
         if all(h.url != hit.url and _overlap(words, _title_words(h)) <= TITLE_OVERLAP for h in distinct):
             distinct.append(hit)

@@ -28,18 +28,22 @@ TINY_WORDS = 40  # a section shorter than this brings its parent's lead
 LEAD_WORDS = 80  # how much of the parent's lead it brings
 BOOST_WEIGHT = 1.0  # weight of the "cited earlier in the conversation" list in the fusion
 LISTING_CODE_SHARE = 0.95  # a page whose text is at least this share code is a source listing
+# Preferences among sections whose evidence is alike. They reorder, they never change a hit's score
+# (the evidence, which the gate and the clarify rule read). Fused RRF scores are compressed: the top of
+# both rankings scores 2/61, fifth in both 2/65, so a weight of 0.95 moves a section down about four
+# places and 0.9 about eight.
 # Release notes say what changed; the documentation of the thing says how it works. When both match a
-# question about using something, the documentation comes first: a release note's fused score counts
-# half. (On the dev set: SQLAlchemy's changelog entries led 3 answers; on the Python docs, unseen,
-# "What's New" entries led 3 of 6 how-to questions of ours ahead of the library reference they name.)
+# question about using something, the documentation comes first. (On the dev set SQLAlchemy's changelog
+# entries led 3 answers; on the Python docs, unseen, "What's New" entries led 3 of 6 how-to questions of
+# ours ahead of the library reference they name, and none does at 0.9; 0.5–0.9 give the same dev figures.)
 RELEASE_NOTES = "Release notes"
-RELEASE_NOTES_WEIGHT = 0.5
+RELEASE_NOTES_WEIGHT = 0.9
 # A section of a line or two (an attribute's description, a heading over one sentence) rarely holds
 # the answer to a question; when it scores like a fuller section, the fuller one comes first. Chosen
-# leave-one-site-out between 1.0 and 0.7 on the dev set: 0.7 gained a hit@1 on Requests and one on
-# SQLAlchemy and lost none on any site, so every fold picks it.
+# leave-one-site-out between 1.0 and 0.95 on the dev set: 0.95 gained a hit@1 on Requests and one on
+# SQLAlchemy and lost none on any site, so every fold picks it (0.7 and 0.9 give the same figures).
 TERSE_WORDS = 25
-TERSE_WEIGHT = 0.7
+TERSE_WEIGHT = 0.95
 _PARA = re.compile(r"\n\s*\n")
 _CODE_BLOCK = re.compile(r"^\s*(```|~~~).*?^\s*\1\s*$", re.S | re.M)
 
@@ -252,11 +256,10 @@ class Retriever:
         boosted = [b for b in boost if b in site_of]
         if boosted:
             lists.append((boosted, BOOST_WEIGHT))
-        fused = rrf(lists)
+        fused = rrf(lists)  # the evidence: each hit's score
         evidence_order = sorted(fused, key=lambda key: -fused[key])[:k]
-        for key in fused:
-            fused[key] *= self._preference(site_of[key], key)
-        ranked = sorted(fused, key=lambda key: -fused[key])[: max(3 * k, k + 10)]
+        preferred = {key: score * self._preference(site_of[key], key) for key, score in fused.items()}  # the order
+        ranked = sorted(preferred, key=lambda key: -preferred[key])[: max(3 * k, k + 10)]
         hits = [
             self.section(site_of[key], key, score=fused[key], dense=best_dense.get(key, 0.0),
                          lexical=best_lex.get(key, 0.0))
@@ -264,7 +267,7 @@ class Retriever:
         ]
         found = [h for h in hits if h is not None]
         tokens = [frozenset(tokenize(h.text)) for h in found]
-        chosen = tuple(found[i] for i in mmr([h.score for h in found], tokens, k))
+        chosen = tuple(found[i] for i in mmr([preferred[h.deep_url] for h in found], tokens, k))
         leading = tuple(h for h in (self.section(site_of[key], key) for key in evidence_order) if h is not None)
         return Retrieval(chosen, max((s for _, s in dense), default=0.0), max((s for _, s in lexical), default=0.0),
                          _site_agreement(dense_keys, lexical_keys, site_of, none=pool + 1), leading)

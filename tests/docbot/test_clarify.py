@@ -171,3 +171,16 @@ def test_ambiguous_fixture_questions_name_no_site() -> None:
 def test_an_answer_without_clarification_round_trips_as_before() -> None:
     answer = Answer(question="q", status="answered", answer="a")
     assert "clarification" not in answer.to_json()
+
+
+def test_a_guide_and_the_api_entry_it_describes_are_not_two_meanings() -> None:
+    from docbot.clarify import within_site
+    from docbot.retrieve import Hit
+
+    guide = Hit("s", "http://d/advanced.html", "timeouts", "http://d/advanced.html#timeouts", "Timeouts",
+                ("Advanced Usage", "Timeouts"), "Guides", "Set a timeout on a request with timeout=.", score=1.0)
+    api = Hit("s", "http://d/api.html", "Session.request", "http://d/api.html#Session.request", "Session.request()",
+              ("requests.Session", "Session.request()"), "API reference", "timeout – how long to wait for a request",
+              score=0.98)
+    freq = {"timeout": 2, "request": 3, "set": 5}
+    assert within_site("set a timeout on a request", [guide, api], freq, 100) is None
