@@ -208,7 +208,7 @@ class Pipeline:
         if len(sites) > 1:
             chosen = self._explicit_site(question, targets)
             if chosen is None and retrieval.hits:
-                chosen = retrieval.hits[0].site
+                chosen = (retrieval.leading or retrieval.hits)[0].site  # best evidence, before ordering preferences
                 ambiguity = across_sites(question, retrieval.hits, *self._doc_freq(sites))
             if chosen is not None:
                 sites = [chosen]
