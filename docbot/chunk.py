@@ -38,6 +38,7 @@ TOKENS_PER_WORD = 1.3
 PATH_SEPARATOR = " › "
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
+FENCED_BLOCK = re.compile(r"^\s*(```|~~~).*?^\s*\1\s*$", re.S | re.M)  # a whole fenced code block
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
 
 

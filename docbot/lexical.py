@@ -36,7 +36,9 @@ _API_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+|_[A-Za-z0-
 META_FILE = "docbot.json"
 # Bumped whenever tokenize() changes, so BM25 indexes built with an older one are rebuilt on load.
 TOKENIZER = "words+stems+api-names/2"
-_STEM = functools.lru_cache(maxsize=200_000)(snowballstemmer.stemmer("english").stemWord)
+# The Snowball (Porter 2) stem of a lower-case word (``connections`` → ``connect``); every stem docbot
+# compares (BM25, the gate, fragment repair, the report's facts) comes from this one cached stemmer.
+stem = functools.lru_cache(maxsize=200_000)(snowballstemmer.stemmer("english").stemWord)
 
 
 def tokenize(text: str) -> list[str]:
@@ -47,7 +49,7 @@ def tokenize(text: str) -> list[str]:
     API names stay whole and unstemmed: they are matched as names, not as words.
     """
     lowered = text.lower()
-    tokens = [w if not w.isalpha() else _STEM(w) for w in _WORD.findall(lowered) if w not in STOPWORDS]
+    tokens = [w if not w.isalpha() else stem(w) for w in _WORD.findall(lowered) if w not in STOPWORDS]
     for match in _API_NAME.finditer(text):
         name = match.group(0).strip("._").lower()
         if not name or _WORD.fullmatch(name):

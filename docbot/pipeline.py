@@ -231,8 +231,8 @@ class Pipeline:
         timings["retrieve"] = (time.perf_counter() - mark) * 1000
 
         freq, docs = self._doc_freq(sites)
-        gate_site = sites[0] if len(sites) == 1 else (retrieval.hits[0].site if retrieval.hits else sites[0])
-        decision = decide(query, retrieval, freq, docs, self.baseline(gate_site), self.gate)
+        # One site by now whenever anything was retrieved (several only when nothing was: no hits, refused).
+        decision = decide(query, retrieval, freq, docs, self.baseline(sites[0]), self.gate)
         is_explicit = bool(explicit or (weak and hits and hits[0].deep_url == weak[0].deep_url))
         evidence_of = signals(decision.relevance, is_explicit, [h.score for h in retrieval.hits])
         confidence = self.calibrator.probability(evidence_of)

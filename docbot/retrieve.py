@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from docbot.chunk import Chunk
+from docbot.chunk import FENCED_BLOCK, Chunk
 from docbot.lexical import tokenize
 
 RRF_K = 60  # the constant of Cormack et al.; damps the weight of top ranks
@@ -45,7 +45,6 @@ RELEASE_NOTES_WEIGHT = 0.9
 TERSE_WORDS = 25
 TERSE_WEIGHT = 0.95
 _PARA = re.compile(r"\n\s*\n")
-_CODE_BLOCK = re.compile(r"^\s*(```|~~~).*?^\s*\1\s*$", re.S | re.M)
 
 
 class SearchIndex(Protocol):
@@ -92,7 +91,7 @@ class Retrieval:
     top_dense: float = 0.0  # best cosine of any chunk
     top_lexical: float = 0.0  # best BM25 score of any chunk
     agreement: int = 1  # best rank dense and lexical retrieval both give one section (see agreement_rank)
-    leading: tuple[Hit, ...] = ()  # the best sections by evidence alone, before the release-notes preference
+    leading: tuple[Hit, ...] = ()  # the best sections by evidence alone, before the ordering preferences
 
 
 def rrf(rankings: Iterable[tuple[Sequence[str], float]], k: int = RRF_K) -> dict[str, float]:
@@ -157,7 +156,7 @@ def listing_pages(chunks: Iterable[Chunk], share: float = LISTING_CODE_SHARE) ->
     total: dict[str, int] = {}
     for chunk in chunks:
         total[chunk.url] = total.get(chunk.url, 0) + len(chunk.text)
-        code[chunk.url] = code.get(chunk.url, 0) + sum(len(m.group(0)) for m in _CODE_BLOCK.finditer(chunk.text))
+        code[chunk.url] = code.get(chunk.url, 0) + sum(len(m.group(0)) for m in FENCED_BLOCK.finditer(chunk.text))
     return frozenset(url for url, size in total.items() if size and code[url] >= share * size)
 
 
@@ -268,7 +267,9 @@ class Retriever:
         found = [h for h in hits if h is not None]
         tokens = [frozenset(tokenize(h.text)) for h in found]
         chosen = tuple(found[i] for i in mmr([preferred[h.deep_url] for h in found], tokens, k))
-        leading = tuple(h for h in (self.section(site_of[key], key) for key in evidence_order) if h is not None)
+        merged = {h.deep_url: h for h in found}
+        leading = tuple(h for h in (merged.get(key) or self.section(site_of[key], key) for key in evidence_order)
+                        if h is not None)
         return Retrieval(chosen, max((s for _, s in dense), default=0.0), max((s for _, s in lexical), default=0.0),
                          _site_agreement(dense_keys, lexical_keys, site_of, none=pool + 1), leading)
 

@@ -10,12 +10,13 @@ to say something else counts. Only answered in-scope questions' facts count.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import snowballstemmer
+from docbot.chunk import FENCED_BLOCK
+from docbot.lexical import stem
+
 
 FACT_SHARE = 0.6  # share of a fact's content words the answer must contain
 STOPWORDS = frozenset(
@@ -27,16 +28,14 @@ STOPWORDS = frozenset(
     "where whether which while who why will with within without would yes you your".split()
 )
 _WORD = re.compile(r"[a-z0-9]+")
-_STEM = functools.lru_cache(maxsize=50_000)(snowballstemmer.stemmer("english").stemWord)
 _MARKER = re.compile(r"\s*\[\d+\]")
-_FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1\s*$", re.S | re.M)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _SEE_ALSO = re.compile(r"^See also .*$", re.M)
 
 
 def content_words(text: str) -> set[str]:
     """Stemmed words of ``text`` that are not stopwords."""
-    return {_STEM(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS}
+    return {stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS}
 
 
 def fact_covered(fact: str, answer: str, share: float = FACT_SHARE) -> bool:
@@ -58,7 +57,7 @@ def question_sentences(answer: str, question: str = "") -> list[str]:
     A "See also TITLE [n]." line names a source, not a sentence of it: a title such as
     "Why isn't my __init__() called?" does not count.
     """
-    prose = _SEE_ALSO.sub(" ", _FENCED.sub(" ", _MARKER.sub("", answer)))
+    prose = _SEE_ALSO.sub(" ", FENCED_BLOCK.sub(" ", _MARKER.sub("", answer)))
     asked = " ".join(question.split()).lower()
     found = []
     for paragraph in re.split(r"\n\s*\n", prose):
