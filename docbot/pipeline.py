@@ -96,6 +96,8 @@ class Pipeline:
         self.extractive = extractive or ExtractiveGenerator()
         self.k = k
         self.retriever = Retriever(index)
+        if validator.texts is None:  # the index holds every section's text: it settles ties in fragment repair
+            validator.texts = self.section_text
         self.resolver = Resolver(self.maps, validator)
         self._df: dict[str, tuple[dict[str, int], int]] = {}
         self.gate = gate or GateModel.load()
@@ -116,6 +118,15 @@ class Pipeline:
                 maps[site] = AnchorMap.load(path)  # a corrupt map is an error, never silently "not covered"
         validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts)
         return cls(index, maps, validator, generator if generator is not None else generator_from_env(), **kwargs)
+
+    def section_text(self, site: str, deep_url: str) -> str | None:
+        """The indexed text of one section (``None`` when the site or section is not indexed)."""
+        try:
+            hit = self.retriever.section(site, deep_url)
+        except Exception as exc:  # noqa: BLE001 - a tie-break is optional; without it the fragment is dropped
+            log.warning("could not read section text of %s (%s)", deep_url, exc)
+            return None
+        return hit.text if hit is not None else None
 
     # -- helpers -----------------------------------------------------------
     def _doc_freq(self, sites: Sequence[str]) -> tuple[dict[str, int], int]:

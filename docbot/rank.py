@@ -11,11 +11,19 @@ much of the heading the fragment covers, plus a bonus when the heading's id
 is a proper prefix of the fragment (an embellished id). The best heading wins
 only when it scores at least ``RANK_MIN_SCORE`` and ``RANK_MARGIN`` more than
 the next one: a wrong rewrite is worse than dropping the fragment.
+
+When no heading is clearly ahead, the sections' own words can still tell
+(``how-do-i-stream-large-result-sets``: "Multiple Result Sets" and "Result Set
+API" match two of its words, "Using Server Side Cursors (a.k.a. stream
+results)" two others). :func:`settle` reads the opening text of every heading
+that matched a word: when exactly one holds all the fragment words its heading
+lacks ("very large result sets"), it is the one meant.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from crawlers.model import Page
@@ -28,6 +36,7 @@ FAMILY_WINDOW = 0.05  # a section and its subsection this close in score fit equ
 PREFIX_BONUS = 0.15  # the heading's id is a proper prefix of the fragment's words
 SAME, COMPOUND, PREFIX, SYNONYM, CONTEXT = 1.0, 1.0, 0.8, 0.6, 0.3
 MIN_PREFIX = 4  # shortest stem that may match as a prefix of a longer one
+OPENING_WORDS = 300  # how much of a section's text :func:`settle` reads
 QUERY_STOPWORDS = frozenset(
     "a an the and or of to in on for with as by at is are be how what why when where which do does did "
     "i we my our me your you it its this that from into via can should would could will".split()
@@ -77,6 +86,10 @@ class Ranked:
     score: float
     second: float
     evidence: str
+    # Every heading that matched a word, best first: (anchor, title, stems of the fragment's words the heading
+    # does not match, path), for :func:`settle`.
+    candidates: tuple[tuple[str, str, frozenset[str], tuple[str, ...]], ...] = ()
+    words: int = 0  # the fragment's content words that were matched against the headings
 
 
 class PageRanker:
@@ -134,9 +147,11 @@ class PageRanker:
                     and fragment_stems[: len(h.anchor_stems)] == h.anchor_stems else 0 for h in self.headings]
         longest = max(prefixes, default=0)  # only the longest id that prefixes the fragment is evidence
         scored: list[tuple[float, int, str]] = []
+        missing: dict[int, frozenset[str]] = {}  # per heading: the fragment's stems it does not match
         for i, h in enumerate(self.headings):
             covered = 0.0
             hits: list[str] = []
+            unmatched: set[str] = set()
             best_for_heading = [0.0] * len(h.words)
             for q, weight in zip(query, weights):
                 best, why = 0.0, ""
@@ -155,6 +170,8 @@ class PageRanker:
                 covered += weight * best
                 if why:
                     hits.append(why)
+                if not best:
+                    unmatched.add(q.stem)
             for k, hw in enumerate(h.words):  # a compound fragment word covers both title words
                 if best_for_heading[k] == 0.0 and any(hw.raw in q.raw and q.raw in h.joined for q in query):
                     best_for_heading[k] = COMPOUND
@@ -167,6 +184,7 @@ class PageRanker:
                 score += PREFIX_BONUS
                 hits.append("id is a prefix of the fragment")
             scored.append((score, i, ", ".join(hits)))
+            missing[i] = frozenset(unmatched)
         if not scored:
             return None
         scored.sort(key=lambda x: (-x[0], x[1]))
@@ -179,8 +197,32 @@ class PageRanker:
         if outer[1] != i:
             _, i, why = outer
             h = self.headings[i]
-        others = [sc for sc, j, _ in scored if j != i and not _related(h, self.headings[j])]
-        return Ranked(h.anchor, h.title, best_score, max(others, default=0.0), why)
+        others = [(sc, j) for sc, j, _ in scored if j != i and not _related(h, self.headings[j])]
+        second = max((sc for sc, _ in others), default=0.0)
+        order = [i] + [j for _, j in sorted(others, key=lambda x: (-x[0], x[1]))]
+        candidates = tuple((self.headings[j].anchor, self.headings[j].title, missing[j], self.headings[j].path)
+                           for j in order)
+        return Ranked(h.anchor, h.title, best_score, second, why, candidates, len(query))
+
+
+def settle(ranked: Ranked | None, opening: Callable[[str], str | None]) -> Ranked | None:
+    """When no heading is clearly ahead, the sections' text decides: the one candidate that matches at least half
+    the fragment's words by its heading and holds all the others in its opening text, if exactly one does
+    (``opening(anchor)`` gives a section's text); else ``None``. A section and its subsections that all fit are
+    one candidate: the section."""
+    if ranked is None:
+        return None
+    fits = []
+    for anchor, title, lacking, path in ranked.candidates:
+        text = opening(anchor) if lacking and 2 * len(lacking) <= ranked.words else None
+        if text and lacking <= {stem(w) for w in words(" ".join(text.split()[:OPENING_WORDS]))}:
+            fits.append((anchor, title, lacking, path))
+    outer = [f for f in fits if not any(len(g[3]) < len(f[3]) and f[3][:len(g[3])] == g[3] for g in fits)]
+    if len(outer) != 1:
+        return None
+    anchor, title, lacking, _ = outer[0]
+    return Ranked(anchor, title, ranked.score, ranked.second,
+                  f"its text also has the fragment's {', '.join(sorted(lacking))}")
 
 
 def _related(a: _Heading, b: _Heading) -> bool:

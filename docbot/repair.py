@@ -13,7 +13,7 @@ import difflib
 import functools
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -23,7 +23,7 @@ from docbot.lexicon import API_ID as _API_ID
 from docbot.lexicon import CAMEL as _CAMEL
 from docbot.lexicon import WORD as _WORD
 from docbot.lexicon import is_generated
-from docbot.rank import PageRanker, decide
+from docbot.rank import PageRanker, decide, settle
 
 PARAPHRASE_THRESHOLD = 0.55  # minimum similarity score for a paraphrased fragment
 MIN_PREFIX_MATCH = 4  # a token matches a longer one it is a prefix of ("cert" ~ "certificate")
@@ -411,15 +411,21 @@ def transplant(site: SiteIndex, page_url: str | None, fragment: str) -> Match | 
     return None
 
 
-def rank_on_page(site: SiteIndex, page_url: str, fragment: str) -> Match | None:
-    """The page's heading that a paraphrased fragment clearly means (:mod:`docbot.rank`), if one does."""
+def rank_on_page(site: SiteIndex, page_url: str, fragment: str,
+                 opening: Callable[[str, str], str | None] | None = None) -> Match | None:
+    """The page's heading that a paraphrased fragment clearly means (:mod:`docbot.rank`), if one does.
+
+    ``opening(page_url, anchor)``, when given, is a section's text: it settles a tie between headings."""
     if not fragment or is_generated(fragment) or _API_ID.match(fragment):
         return None
-    ranked = decide(site.ranker(page_url).rank(fragment))
-    if ranked is None:
+    ranked = site.ranker(page_url).rank(fragment)
+    chosen = decide(ranked)
+    if chosen is None and opening is not None:
+        chosen = settle(ranked, lambda anchor: opening(page_url, anchor))
+    if chosen is None:
         return None
-    return Match(page_url, ranked.anchor, f'paraphrase of heading "{ranked.title}" ({ranked.evidence}; '
-                                         f"score {ranked.score:.2f}, next {ranked.second:.2f})")
+    return Match(page_url, chosen.anchor, f'paraphrase of heading "{chosen.title}" ({chosen.evidence}; '
+                                         f"score {chosen.score:.2f}, next {chosen.second:.2f})")
 
 
 def page_candidates(url: str, base_url: str) -> list[tuple[str, str]]:

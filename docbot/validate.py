@@ -21,6 +21,8 @@ from docbot.grouping import group_references
 from docbot.repair import Match, SiteIndex, rank_on_page, remember, repair_on_page, repair_page, transplant
 from docbot.urlish import DISGUISED, may_hide_urls, outside_code, undisguise
 
+SectionTexts = Callable[[str, str], "str | None"]  # (site, deep URL) → the section's text, or None
+
 CACHE_SIZE = 8192  # checked URLs remembered per validator
 MAX_URL_CHARS = 4096
 MAX_SWEEPS = 3
@@ -116,8 +118,12 @@ def _host_key(url: str) -> str:
 class ReferenceValidator:
     """Check and repair URLs against the anchor maps of the configured sites."""
 
-    def __init__(self, maps: Mapping[str, AnchorMap], allow_hosts: Iterable[str] = ()) -> None:
+    def __init__(self, maps: Mapping[str, AnchorMap], allow_hosts: Iterable[str] = (),
+                 texts: SectionTexts | None = None) -> None:
         self.maps = dict(maps)
+        # A section's text by (site, deep URL), when an index is at hand: it settles a tie between two headings
+        # that a paraphrased fragment matches equally well. Without it such a fragment is dropped.
+        self.texts = texts
         self.allow_hosts = tuple(h.lower().strip().lstrip(".") for h in allow_hosts if h.strip())
         self._indexes: dict[str, SiteIndex] = {}
         self._cache: dict[tuple[str, str | None], _Checked] = {}
@@ -245,7 +251,9 @@ class ReferenceValidator:
         if match is not None and match.reason == "exists" and not why_page:
             return self._result(url, name, match, "kept", "page and fragment exist" if fragment else "page exists", dir_form)
         if match is None:
-            moved = transplant(index, canonical, fragment) or rank_on_page(index, canonical, fragment)
+            texts = self.texts
+            opening = None if texts is None else (lambda page, anchor: texts(name, f"{page}#{anchor}"))
+            moved = transplant(index, canonical, fragment) or rank_on_page(index, canonical, fragment, opening)
             if moved:
                 return self._result(url, name, moved, "rewritten", _join(why_page, moved.reason))
             return self._result(url, name, Match(canonical, "", ""), "fragment_dropped",

@@ -100,7 +100,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         ece=args.max_ece,
     )
     pipeline = Pipeline.from_settings(settings)
-    validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts) if cases else None
+    # With the index's section texts, as in the pipeline: they settle a tie between two headings.
+    validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts, texts=pipeline.section_text) if cases else None
     data = build_report(pipeline, questions, base_urls, thresholds, validator, cases, progress=_progress,
                         all_sites=args.all_sites, held_out=not args.no_held_out)
     markdown = write_outputs(data, Path(args.out))

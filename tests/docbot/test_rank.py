@@ -109,3 +109,42 @@ def test_without_the_wordnet_package_only_the_documentation_synonyms_remain(monk
     finally:
         for cached in (lexicon.wordnet, lexicon.synonym_stems):
             cached.cache_clear()
+
+
+def _results_page() -> AnchorMap:
+    p = page("connections.html", "Connections", sec("connections", "Connections"),
+             sec("multiple-result-sets", "Multiple Result Sets", "Connections"),
+             sec("result-set-api", "Result Set API", "Connections"),
+             sec("server-side-cursors", "Using Server Side Cursors (stream results)", "Connections"),
+             sec("growing-buffer", "Streaming with a growing buffer", "Connections",
+                 "Using Server Side Cursors (stream results)"))
+    return AnchorMap(site="docs", base_url=BASE, pages={p.url: p})
+
+
+TEXTS = {
+    "multiple-result-sets": "A raw DBAPI cursor can return several result sets; call nextset() to move on.",
+    "result-set-api": "Object Name Description CursorResult A Result that represents state from a DBAPI cursor.",
+    "server-side-cursors": "Server side cursors are more memory efficient when fetching very large result sets.",
+    "growing-buffer": "Rows are fetched in batches whose size grows, so very large result sets stay cheap.",
+}
+
+
+def test_a_tie_between_headings_is_settled_by_the_one_section_whose_text_has_the_other_words() -> None:
+    # "result sets" matches two headings as well as "stream results" matches a third: a tie by headings alone.
+    # Only the server-side cursors section (and its own subsection, which it holds) also says "large".
+    url = BASE + "connections.html#how-do-i-stream-large-result-sets"
+    texts = {f"{BASE}connections.html#{anchor}": text for anchor, text in TEXTS.items()}
+    settled = ReferenceValidator({"docs": _results_page()}, texts=lambda site, deep: texts.get(deep)).check_url(url)
+    assert (settled.action, settled.output) == ("rewritten", BASE + "connections.html#server-side-cursors")
+    assert "its text also has the fragment's larg, set" in settled.reason
+    # Without the sections' texts (no index at hand), the tie is dropped as before.
+    alone = ReferenceValidator({"docs": _results_page()}).check_url(url)
+    assert (alone.action, alone.output) == ("fragment_dropped", BASE + "connections.html")
+
+
+def test_a_tie_stays_dropped_when_two_unrelated_sections_texts_both_fit() -> None:
+    texts = {f"{BASE}connections.html#{anchor}": text for anchor, text in TEXTS.items()}
+    texts[BASE + "connections.html#multiple-result-sets"] += " Stream very large ones with a server side cursor."
+    outcome = ReferenceValidator({"docs": _results_page()}, texts=lambda site, deep: texts.get(deep)).check_url(
+        BASE + "connections.html#how-do-i-stream-large-result-sets")
+    assert (outcome.action, outcome.output) == ("fragment_dropped", BASE + "connections.html")
