@@ -164,8 +164,9 @@ class _Crawl:
 
     def conditional(self, prev: Page | None) -> tuple[str | None, str | None]:
         # Without the page's previous texts (or links) a 304 would leave it textless (or a dead end): fetch it.
+        # ("Other" pages, navigation among them, may have no texts by design.)
         if prev is None or self.config.refetch or prev.links is None or (
-            prev.sections and prev.url not in self.prev_texts
+            prev.sections and prev.url not in self.prev_texts and prev.source_type != "Other"
         ):
             return None, None
         return prev.etag, prev.last_modified
@@ -219,7 +220,7 @@ class _Crawl:
             self.error("truncated", canonical)
         if ex.too_deep:
             self.error("too_deep", canonical)
-        source_type = classify(canonical, self.config.source_types, ex.source_type_hint)
+        source_type = classify(canonical, self.config.source_types, "Other" if ex.navigation else ex.source_type_hint)
         links = self.frontier.scoped(ex.links)
         page, texts = build_page(self.config.site, canonical, result, ex, source_type, aliases, links)
         self.stats["fetched"] += 1

@@ -33,6 +33,9 @@ from crawlers.extract import (
 MAX_WRAPPER_CLIMB = 5  # DocBook puts h2 four levels below div.sect1[id]
 NOTE_DL = frozenset({"footnote", "citation", "field-list"})
 API_HEADING_CLASSES = frozenset({"code-header", "memtitle", "method", "fn", "impl"})
+# Boxes whose heading titles the box, not a section: DocBook writes <div class="note"><h3 class="title">Note</h3>.
+# Taken as sections, every later entry of the page nested under the last "Note".
+ADMONITION_CLASSES = frozenset({"note", "tip", "warning", "caution", "important", "admonition"})
 _INLINE, _HEADING, _ENTRY, _PRE, _ITEM, _BLOCK, _CELL, _CODE = range(8)
 START_ACTIONS: dict[str, int] = {
     **{t: _HEADING for t in HEADINGS}, **{t: _BLOCK for t in BLOCKS},
@@ -201,6 +204,16 @@ def _entry_dl(dt: etree._Element) -> tuple[etree._Element | None, set[str]]:
     return dl, classes
 
 
+def _in_box(heading: etree._Element, main: etree._Element) -> bool:
+    """Whether ``heading`` titles an admonition box (a note, tip, warning…) rather than a section."""
+    for el in heading.iterancestors():
+        if el is main:
+            return False
+        if ADMONITION_CLASSES & set(el.get("class", "").split()):
+            return True
+    return False
+
+
 def walk_sections(
     main: etree._Element, anchors: frozenset[str], html_title: str, skip: frozenset[etree._Element]
 ) -> tuple[tuple[ExtractedSection, ...], str, int, int]:
@@ -242,6 +255,8 @@ def walk_sections(
             walker.skip_subtree()
             continue
         action = actions.get(tag, _INLINE)
+        if action == _HEADING and _in_box(el, main):
+            action = _BLOCK  # its title is a line of the box's text
         if action == _HEADING and len(opened) < MAX_SECTIONS:
             cur.flush()
             walker.skip_subtree()

@@ -70,7 +70,8 @@ def classify(url: str, rules: Sequence[tuple[str, str]] = (), hint: str | None =
 
     ``rules`` are (glob, type) pairs matched against the URL path (with or
     without its leading slash); the first match wins. ``hint`` is the
-    extractor's markup hint (e.g. "API reference" for a page of API entries).
+    extractor's markup hint (e.g. "API reference" for a page of API entries; "Other" for a
+    navigation page, which no URL rule overrides).
     """
     path = unquote(urlsplit(url).path) or "/"
     for glob, kind in rules:
@@ -80,7 +81,7 @@ def classify(url: str, rules: Sequence[tuple[str, str]] = (), hint: str | None =
             return kind
     stem = _stem(path)
     first_dir = path.lstrip("/").split("/", 1)[0]
-    if stem in OTHER_PAGES or stem.startswith(OTHER_PREFIXES) or first_dir in OTHER_DIRS:
+    if hint == "Other" or stem in OTHER_PAGES or stem.startswith(OTHER_PREFIXES) or first_dir in OTHER_DIRS:
         return "Other"
     tokens = _path_tokens(path)
     for words, kind in URL_RULES:

@@ -33,6 +33,12 @@ _SIGNATURE = re.compile(r"\(.*$")
 # A heading names an API symbol only when it is one, whole: "Session.merge()" does, but
 # "Session.merge() checks version ids for versioned mappers" (a release note) does not.
 _SYMBOL_TITLE = re.compile(r"[\w.]+(?:\([^()]*\))?")
+# ... and looks like code: dotted, snake_case, camelCase, or called. A plain word ("slug", a glossary
+# term) is a topic, found by retrieval; as a symbol a backticked field name would pin the glossary.
+_CODE_LIKE = re.compile(r"[._(]|[a-z][A-Z]")
+# DocBook and others number their headings: "11.9. Index-Only Scans", "Chapter 5. Data Definition".
+# A title quoted without its number still names the section.
+_NUMBERING = re.compile(r"^(?:(?:chapter|part|appendix|section)\s+)?(?:(?:\d+|[ivxlc]+|[a-z])(?:\.\d+)*\.|\d+)\s+", re.I)
 
 
 class UrlChecker(Protocol):
@@ -90,7 +96,7 @@ class Resolver:
                     for name in names:
                         if not name or " " in _SIGNATURE.sub("", name).strip():
                             continue
-                        if not api and not _SYMBOL_TITLE.fullmatch(name.strip()):
+                        if not api and not (_SYMBOL_TITLE.fullmatch(name.strip()) and _CODE_LIKE.search(name)):
                             continue
                         keys = _symbol_keys(name)
                         for depth, key in enumerate(keys):
@@ -102,9 +108,12 @@ class Resolver:
         if site not in self._titles:
             table: dict[str, list[tuple[str, str | None]]] = {}
             for page in self.maps[site].pages.values():
-                table.setdefault(" ".join(page.title.lower().split()), []).append((page.url, None))
-                for section in page.sections:
-                    table.setdefault(" ".join(section.title.lower().split()), []).append((page.url, section.anchor))
+                entries = [(page.title, None)] + [(section.title, section.anchor) for section in page.sections]
+                for title, anchor in entries:
+                    key = " ".join(title.lower().split())
+                    for k in dict.fromkeys((key, _NUMBERING.sub("", key))):
+                        if k:
+                            table.setdefault(k, []).append((page.url, anchor))
             self._titles[site] = table
         return self._titles[site]
 
@@ -185,7 +194,8 @@ class Resolver:
         out: list[Target] = []
         for match in _QUOTED.finditer(question):
             key = " ".join(match.group(1).lower().split())
+            strong = " " in key  # one quoted word ('"type": "click"') is more often data than a section's title
             for site in sites:
                 for url, anchor in self._title_table(site).get(key, ())[:MAX_PER_SYMBOL]:
-                    out.append(_target(site, self.maps[site].pages[url], anchor, "title"))
+                    out.append(replace(_target(site, self.maps[site].pages[url], anchor, "title"), strong=strong))
         return out

@@ -253,3 +253,43 @@ def test_headings_nested_past_the_parser_limit_are_reported(caplog: pytest.LogCa
         ex = extract(html.encode(), "http://x.test/a.html")
     assert ex.too_deep and "deeper than 256 levels" in caplog.text and "http://x.test/a.html" in caplog.text
     assert not extract(b'<html><body><h1 id="top">Top</h1></body></html>', "http://x.test/b.html").too_deep
+
+
+def test_docbook_note_boxes_are_text_of_their_section_not_sections() -> None:
+    # DocBook titles its admonitions with headings (<div class="note"><h3 class="title">Note</h3>); taken as
+    # sections, every later setting of the page nested under the last "Note" (paths 19 levels deep).
+    html = b"""<html><head><title>Logging</title></head><body><div class="sect1" id="LOGGING">
+    <h2 class="title">20.8. Logging</h2>
+    <div class="variablelist"><dl>
+      <dt id="GUC-LOG-STATEMENT"><span class="term">log_statement (enum)</span></dt>
+      <dd><p>Controls which SQL statements are logged.</p>
+        <div class="note"><h3 class="title">Note</h3><p>Statements with syntax errors are not logged.</p></div></dd>
+      <dt id="GUC-LOG-TIMEZONE"><span class="term">log_timezone (string)</span></dt>
+      <dd><p>Sets the time zone used for timestamps written in the server log.</p></dd>
+    </dl></div>
+    <div class="sect2" id="PROCESS-TITLE"><h3 class="title">20.8.6. Process Title</h3><p>Settings of the title.</p></div>
+    </div></body></html>"""
+    ex = extract(html, URL)
+    assert "Note" not in [s.title for s in ex.sections]
+    assert "Statements with syntax errors are not logged." in _by_anchor(ex, "GUC-LOG-STATEMENT").text
+    assert all("Note" not in s.path for s in ex.sections)
+    assert _by_anchor(ex, "GUC-LOG-TIMEZONE").path[-2:] == ("20.8. Logging", "log_timezone (string)")
+    assert _by_anchor(ex, "PROCESS-TITLE").path[-2:] == ("20.8. Logging", "20.8.6. Process Title")
+
+
+def test_a_page_of_links_is_navigation_whose_anchors_count_but_whose_text_is_not_indexed() -> None:
+    from crawlers.fetch import FetchResult
+    from crawlers.pages import build_page
+    from crawlers.sourcetype import classify
+
+    entries = "".join(f'<dt id="ientry-{i}">term {i}, <a href="page{i}.html#s{i}">Section {i}.{i}</a></dt>'
+                      for i in range(40))
+    index = extract(f"<html><body><h1>Index</h1><dl>{entries}</dl></body></html>".encode(), URL)
+    assert index.navigation
+    assert classify("https://docs.example.org/bookindex.html", (), "Other") == "Other"
+    result = FetchResult(url=URL, final_url=URL, status=200, body=b"x")
+    page, texts = build_page("docs", URL, result, index, "Other", set())
+    assert "ientry-3" in page.anchors and texts == []
+    prose = extract(b"<html><body><h1>Guide</h1><p>" + b"Words about the thing, " * 40
+                    + b'see <a href="other.html">the other page</a>.</p></body></html>', URL)
+    assert not prose.navigation

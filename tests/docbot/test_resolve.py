@@ -50,3 +50,32 @@ def test_a_heading_that_only_starts_with_an_api_name_is_not_that_api() -> None:
     amap = make_map(sections=(notes, *SECTIONS))
     targets = Resolver({"demo": amap}, make_validator()).resolve("What does App.route do?", ["demo"])
     assert [t.deep_url for t in targets] == ["http://docs.test/api.html#app.App.route"]
+
+
+def _numbered() -> Resolver:
+    from ask_fakes import SECTIONS
+
+    rows = (
+        ("indexes.html", "INDEXES-PARTIAL", "11.8. Partial Indexes", ("11. Indexes", "11.8. Partial Indexes"),
+         "heading", "Guides", "A partial index is built over a subset of a table."),
+        ("ecpg.html", "ECPG-TYPE", "TYPE", ("ECPG", "TYPE"), "heading", "Reference", "Define a new data type."),
+        ("glossary.html", "term-slug", "slug", ("Glossary", "slug"), "heading", "Reference", "A short label."),
+    )
+    return Resolver({"demo": make_map(sections=(*rows, *SECTIONS))}, make_validator())
+
+
+def test_a_quoted_title_names_its_section_without_the_heading_number() -> None:
+    targets = _numbered().resolve('What does the "Partial Indexes" section say about WHERE?', ["demo"])
+    assert targets[0].deep_url == "http://docs.test/indexes.html#INDEXES-PARTIAL"
+    assert targets[0].strong
+
+
+def test_one_quoted_word_that_happens_to_be_a_title_is_only_a_weak_reference() -> None:
+    # '"type"' here is a JSON key, not the ECPG TYPE command: it must not pin the answer.
+    targets = _numbered().resolve("""Querying payload @> '{"type": "click"}' is slow, what index?""", ["demo"])
+    assert all(not t.strong for t in targets if t.anchor == "ECPG-TYPE")
+
+
+def test_a_backticked_plain_word_is_a_topic_not_a_glossary_symbol() -> None:
+    # `slug` is the user's field name; the glossary's "slug" entry is a plain-word heading, not an API symbol.
+    assert _numbered().resolve("How do I fill the new `slug` field for existing rows?", ["demo"]) == []
