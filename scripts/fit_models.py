@@ -2,7 +2,13 @@
 """Fit docbot's gate and confidence on labelled questions over indexed sites; write them into docbot/.
 
 Usage (sites crawled and indexed as in scripts/ci_report.sh, DOCBOT_* env pointing at them):
-    .venv/bin/python scripts/fit_models.py --questions ../shared/eval/dev_questions.jsonl
+    .venv/bin/python scripts/fit_models.py --questions ../shared/eval/dev_questions.jsonl \
+        [--also DATA_DIR ANCHOR_MAPS QUESTIONS ...]
+
+``--also`` adds the questions of sites indexed elsewhere: the shipped models also learn from our own
+questions on three large sites outside the dev set (tests/fixtures/unseen/; the README says how to serve
+and index them). Their gate evidence is saved to docbot/gate_examples.jsonl; without ``--also`` the gate
+is fitted on the dev questions plus those saved examples.
 
 Writes docbot/gate_model.json (the gate, docbot.gate_fit) and then, asking every question with that
 gate, docbot/confidence_model.json (docbot.confidence). Prints, for every site, what the gate fitted
@@ -17,12 +23,13 @@ import json
 import sys
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from docbot import confidence
 from docbot.config import load_settings
 from docbot.embed import embedder_from_settings
 from docbot.gate import GateModel
-from docbot.gate_fit import Example, fit, leave_one_site_out
+from docbot.gate_fit import EXAMPLES_FILE, Example, fit, leave_one_site_out, load_examples, save_examples
 from docbot.pipeline import Pipeline
 from docbot.report.heldout import collect_examples
 from docbot.report.metrics import normalize_link
@@ -45,15 +52,29 @@ def main() -> int:
     parser.add_argument("--questions", required=True, help="labelled questions (JSON Lines, ../shared/eval format)")
     parser.add_argument("--out-dir", default=str(Path(__file__).resolve().parent.parent / "docbot"),
                         help="where gate_model.json and confidence_model.json go (default: the docbot package)")
+    parser.add_argument("--also", nargs=3, action="append", default=[], metavar=("DATA_DIR", "ANCHOR_MAPS", "QUESTIONS"),
+                        help="sites indexed in another data dir, with their questions (repeatable)")
     args = parser.parse_args()
     settings = load_settings()
-    pipeline = Pipeline.from_settings(settings, gate=PLACEHOLDER, calibrator=NEUTRAL)
-    questions = [q for q in load_questions(args.questions) if q.site in pipeline.index.sites()]
-    if not questions:
-        print("fit_models: none of the questions' sites is indexed — crawl and index them first", file=sys.stderr)
-        return 2
-    examples = collect_examples(pipeline, questions)
-    model = fit(examples, meta={"fitted": date.today().isoformat(), "embeddings": embedder_from_settings(settings).name})
+    sets: list[tuple[Pipeline, list[Any]]] = []
+    for data_dir, maps_dir, path in [(None, None, args.questions), *args.also]:
+        pipeline = Pipeline.from_settings(load_settings(data_dir, maps_dir), gate=PLACEHOLDER, calibrator=NEUTRAL)
+        questions = [q for q in load_questions(path) if q.site in pipeline.index.sites()]
+        if not questions:
+            print(f"fit_models: none of the sites of {path} is indexed — crawl and index them first", file=sys.stderr)
+            return 2
+        sets.append((pipeline, questions))
+    out = Path(args.out_dir)
+    main_examples = collect_examples(*sets[0])
+    if args.also:  # computed afresh, and kept for later fits and the report's held-out folds
+        extra = [e for pipeline, questions in sets[1:] for e in collect_examples(pipeline, questions)]
+        save_examples(out / EXAMPLES_FILE, extra)
+    else:
+        extra = load_examples(out / EXAMPLES_FILE)
+    mine = {e.site for e in main_examples}
+    examples = main_examples + [e for e in extra if e.site not in mine]
+    model = fit(examples, meta={"fitted": date.today().isoformat(), "embeddings": embedder_from_settings(settings).name,
+                                "also": sorted({e.site for e in examples} - mine)})
     folds = leave_one_site_out(examples)
     print(f"{'site':12} {'in sample: refused':>28} {'held out: refused':>28}")
     totals = [0] * 8
@@ -64,16 +85,16 @@ def main() -> int:
         print(f"{site:12} {a[0]:>3}/{a[1]:<3} answerable {a[2]:>2}/{a[3]:<2} oos  {b[0]:>3}/{b[1]:<3} answerable {b[2]:>2}/{b[3]:<2} oos")
     t = totals
     print(f"{'all':12} {t[0]:>3}/{t[1]:<3} answerable {t[2]:>2}/{t[3]:<2} oos  {t[4]:>3}/{t[5]:<3} answerable {t[6]:>2}/{t[7]:<2} oos")
-    out = Path(args.out_dir)
     (out / "gate_model.json").write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
-    pipeline.gate = model
     rows = []
-    for q in questions:
-        answer = pipeline.ask(q.question, site=q.site)
-        if answer.status == "answered" and answer.references:
-            base = pipeline.maps[q.site].base_url
-            want = {normalize_link(link, base) for link in (*q.gold, *q.accept)}
-            rows.append((answer.signals, normalize_link(answer.references[0].url, base) in want))
+    for pipeline, questions in sets:
+        pipeline.gate = model
+        for q in questions:
+            answer = pipeline.ask(q.question, site=q.site)
+            if answer.status == "answered" and answer.references:
+                base = pipeline.maps[q.site].base_url
+                want = {normalize_link(link, base) for link in (*q.gold, *q.accept)}
+                rows.append((answer.signals, normalize_link(answer.references[0].url, base) in want))
     calibrator = confidence.fit(rows, meta={"fitted": date.today().isoformat()})
     (out / confidence.MODEL_FILE).write_text(json.dumps(calibrator.to_json(), indent=1) + "\n", encoding="utf-8")
     buckets, ece = confidence.reliability([(calibrator.probability(v), ok) for v, ok in rows])

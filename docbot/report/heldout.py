@@ -3,7 +3,9 @@
 The gate is the one part of the pipeline fitted to labelled questions
 (:mod:`docbot.gate_fit`); the figures that predict a site nobody has labelled
 are the ones where the site's own questions played no part in the fit. The
-pipeline's gate is swapped per fold and restored afterwards.
+pipeline's gate is swapped per fold and restored afterwards. Like the shipped
+gate, every fold also learns from the evidence of our own questions on large
+sites outside the dev set (``docbot/gate_examples.jsonl``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from docbot.gate import Evidence, GateModel
-from docbot.gate_fit import Example, leave_one_site_out
+from docbot.gate_fit import Example, leave_one_site_out, load_examples
 from docbot.report.metrics import OUT_OF_SCOPE, Question
 
 log = logging.getLogger(__name__)
@@ -32,10 +34,16 @@ def collect_examples(pipeline: GatedPipeline, questions: Sequence[Question]) -> 
     return [Example(q.site, pipeline.evidence(q.question, q.site), q.kind != OUT_OF_SCOPE) for q in questions]
 
 
-def held_out_answers(pipeline: GatedPipeline, questions: Sequence[Question]) -> list[Any] | None:
-    """Answers in question order, each from a gate fitted without its site; None when that can't be fitted."""
+def held_out_answers(pipeline: GatedPipeline, questions: Sequence[Question],
+                     extra: Sequence[Example] | None = None) -> list[Any] | None:
+    """Answers in question order, each from a gate fitted without its site; None when that can't be fitted.
+
+    Each fold also trains on ``extra`` examples of other sites (default: the ones the shipped gate learnt from,
+    :func:`docbot.gate_fit.load_examples`), as the shipped gate did; those of the measured sites are left out."""
+    sites = {q.site for q in questions}
+    extra = [e for e in (load_examples() if extra is None else extra) if e.site not in sites]
     try:
-        folds = leave_one_site_out(collect_examples(pipeline, questions))
+        folds = leave_one_site_out(collect_examples(pipeline, questions), extra)
     except ValueError as exc:  # a fold without out-of-scope (or answerable) questions
         log.warning("no held-out figures: %s", exc)
         return None

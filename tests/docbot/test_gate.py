@@ -83,12 +83,21 @@ def test_evidence_no_better_than_the_sites_off_topic_probes_is_refused() -> None
 
 def test_the_same_evidence_answers_on_a_quiet_site_and_not_on_a_noisy_one() -> None:
     # Scaled by the site itself: a cosine of 0.45 is strong where off-topic questions score 0.15, and
-    # nothing special where they score 0.45 (a large site, whose best chunk is close to anything).
+    # nothing special where they score 0.45 (a large site, whose best chunk is close to anything); so are
+    # BM25 and agreement. Coverage and unknown words are shares of the question's words, the same anywhere.
     retrieval = Retrieval(tuple(UPLOADS), 0.45, 6.0, agreement=2)
     quiet = Evidence(0.15, 0.2, math.log(15), 0.7, 1.0)
     noisy = Evidence(0.45, 0.6, math.log(2), 0.0, 6.0)
-    assert decide("limit upload size", retrieval, FREQ, DOCS, quiet, shipped()).answer
-    assert not decide("limit upload size", retrieval, FREQ, DOCS, noisy, shipped()).answer
+    question = "limit upload size quickly"  # two thirds of its weight covered by the section
+    assert decide(question, retrieval, FREQ, DOCS, quiet, shipped()).answer
+    assert not decide(question, retrieval, FREQ, DOCS, noisy, shipped()).answer
+
+
+def test_coverage_and_unknown_words_are_not_scaled_by_the_site() -> None:
+    raw = Evidence(0.5, 0.8, math.log(3), 0.1, 7.0)
+    scaled = raw.minus(Evidence(0.2, 0.3, math.log(15), 0.6, 2.0))
+    assert (scaled.coverage, scaled.unknown) == (0.8, 0.1)
+    assert scaled.dense == pytest.approx(0.3) and scaled.lexical == pytest.approx(5.0)
 
 
 def test_disagreeing_retrievers_lower_relevance() -> None:
