@@ -71,10 +71,10 @@ def main() -> int:
         save_examples(out / EXAMPLES_FILE, extra)
     else:
         extra = load_examples(out / EXAMPLES_FILE)
-    mine = {e.site for e in main_examples}
-    examples = main_examples + [e for e in extra if e.site not in mine]
+    measured = {e.site for e in main_examples}
+    examples = main_examples + [e for e in extra if e.site not in measured]
     model = fit(examples, meta={"fitted": date.today().isoformat(), "embeddings": embedder_from_settings(settings).name,
-                                "also": sorted({e.site for e in examples} - mine)})
+                                "also": sorted({e.site for e in examples} - measured)})
     folds = leave_one_site_out(examples)
     print(f"{'site':12} {'in sample: refused':>28} {'held out: refused':>28}")
     totals = [0] * 8
