@@ -89,7 +89,12 @@ def test_a_fuller_section_comes_before_a_one_line_entry_that_matches_as_well() -
     terse = Chunk("t1", "demo", url, "app.App.upload_limit", f"{url}#app.App.upload_limit", "App.upload_limit",
                   ("API", "App", "App.upload_limit"), 3, "API reference", "Upload size limit, see MAX_CONTENT_LENGTH.",
                   content_hash("t1"))
-    result = Retriever(FakeIndex([terse, *make_chunks()])).search("upload size limit MAX_CONTENT_LENGTH", k=3)
+    guide = "http://docs.test/limits.html"
+    full = Chunk("f1", "demo", guide, "upload-limits", f"{guide}#upload-limits", "Upload Limits", ("Limits", "Upload Limits"),
+                 2, "Guides", "To cap how much a client may upload, set MAX_CONTENT_LENGTH to the largest request body you "
+                 "accept, in bytes. Flask reads it before the body and refuses anything bigger with a 413 error, so an "
+                 "upload over the size limit never fills the memory of the worker that handles it.", content_hash("f1"))
+    result = Retriever(FakeIndex([terse, full])).search("upload size limit MAX_CONTENT_LENGTH", k=2)
     urls = [h.deep_url for h in result.hits]
     assert result.leading[0].deep_url == f"{url}#app.App.upload_limit"  # first on evidence alone ...
-    assert urls[0] == "http://docs.test/guide.html#uploading-files"  # ... but the fuller section answers
+    assert urls[0] == f"{guide}#upload-limits"  # ... but the fuller section (40 words or more) answers
