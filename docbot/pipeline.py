@@ -103,6 +103,7 @@ class Pipeline:
         self.gate = gate or GateModel.load()
         self.calibrator = calibrator or Calibrator.load()
         self._baselines: dict[str, Evidence] = {}
+        self._title_pages: dict[str, dict[str, int]] = {}  # per site: section title → pages that carry it
 
     @classmethod
     def from_settings(cls, settings: Settings, generator: Generator | None = None, **kwargs: Any) -> Pipeline:
@@ -118,6 +119,21 @@ class Pipeline:
                 maps[site] = AnchorMap.load(path)  # a corrupt map is an error, never silently "not covered"
         validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts)
         return cls(index, maps, validator, generator if generator is not None else generator_from_env(), **kwargs)
+
+    def display_title(self, hit: Hit) -> str:
+        """A section's title as the answer names it: with its page's title when the title alone is ambiguous on
+        its site, that is, when sections of two or more pages carry it ("Examples", "Notes", "Options")."""
+        counts = self._title_pages.get(hit.site)
+        if counts is None:
+            counts = {}
+            amap = self.maps.get(hit.site)
+            for page in amap.pages.values() if amap is not None else ():
+                for title in {s.title.casefold() for s in page.sections}:
+                    counts[title] = counts.get(title, 0) + 1
+            self._title_pages[hit.site] = counts
+        if len(hit.path) >= 2 and hit.path[0] != hit.title and counts.get(hit.title.casefold(), 0) >= 2:
+            return f"{hit.path[0]} › {hit.title}"
+        return hit.title
 
     def section_text(self, site: str, deep_url: str) -> str | None:
         """The indexed text of one section (``None`` when the site or section is not indexed)."""
@@ -262,7 +278,7 @@ class Pipeline:
             if clarification is not None:  # the best-effort answer is minimal: the best section only
                 hits = hits[:BEST_EFFORT_SOURCES]
         sources = [self._source(i, h) for i, h in enumerate(hits, start=1)]
-        passages = [Passage(i, h.title, h.path, h.text, h.context) for i, h in enumerate(hits, start=1)]
+        passages = [Passage(i, self.display_title(h), h.path, h.text, h.context) for i, h in enumerate(hits, start=1)]
         mark = time.perf_counter()
         facts = compress(question, passages)  # retrieval's last step: generators see these facts, not sections
         passages = [replace(p, facts=tuple(f for f in facts if f.n == p.n)) for p in passages]
@@ -343,7 +359,7 @@ class Pipeline:
     ) -> Answer:
         topics = closest_topics(hits)
         sources = [self._source(i, h) for i, h in enumerate(topics, start=1)]
-        markers = ", ".join(f"{h.title} [{i}]" for i, h in enumerate(topics, start=1))
+        markers = ", ".join(f"{self.display_title(h)} [{i}]" for i, h in enumerate(topics, start=1))
         body = "This does not seem to be covered in the documentation."
         if markers:
             body += f" The closest topics are: {markers}."

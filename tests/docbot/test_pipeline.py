@@ -130,3 +130,21 @@ def test_across_sites_an_api_name_written_in_full_chooses_its_site() -> None:
 
 def test_across_sites_a_question_no_site_covers_is_not_covered() -> None:
     assert two_sites().ask("kubernetes helm chart ingress zzz").status == "not_covered"
+
+
+def test_a_title_that_many_pages_share_is_named_with_its_page() -> None:
+    from ask_fakes import SECTIONS
+
+    from docbot.retrieve import Hit
+
+    rows = (
+        ("create-index.html", "ci-examples", "Examples", ("CREATE INDEX", "Examples"), "heading", "Reference", "x"),
+        ("rollback.html", "rb-examples", "Examples", ("ROLLBACK", "Examples"), "heading", "Reference", "y"),
+    )
+    p = Pipeline(FakeIndex(make_chunks()), {"demo": make_map(sections=(*rows, *SECTIONS))}, make_validator())
+    examples = Hit("demo", "http://docs.test/create-index.html", "ci-examples", "http://docs.test/create-index.html#ci-examples",
+                   "Examples", ("CREATE INDEX", "Examples"), "Reference", "x")
+    sessions = Hit("demo", "http://docs.test/guide.html", "sessions", "http://docs.test/guide.html#sessions",
+                   "Sessions", ("Guide", "Sessions"), "Guides", "z")
+    assert p.display_title(examples) == "CREATE INDEX › Examples"  # "See also Examples [3]" said nothing
+    assert p.display_title(sessions) == "Sessions"  # one page has it: its own title is clear
