@@ -144,12 +144,35 @@ def logged_links(settings: Settings) -> Iterable[tuple[int, str]]:
     return ReferenceLog(path).iter_links()
 
 
+def stored_texts(settings: Settings) -> Callable[[str, str], str | None]:
+    """Section texts by (site, deep URL) from the crawl's stored texts, each site read once when first asked:
+    with them the validator settles ties between headings as it does in ``ask``."""
+    from crawlers.errors import AnchorMapError
+    from crawlers.model import load_section_texts
+
+    tables: dict[str, dict[str, str]] = {}
+
+    def text(site: str, deep_url: str) -> str | None:
+        table = tables.get(site)
+        if table is None:
+            try:
+                rows = load_section_texts(settings.data_dir, site)
+            except (AnchorMapError, OSError, ValueError) as exc:  # no texts: ties are dropped, as without an index
+                log.warning("no section texts for %s (%s); tied fragments are dropped", site, exc)
+                rows = []
+            table = tables[site] = {f"{t.url}#{t.anchor}": t.text for t in rows if t.anchor}
+        return table.get(deep_url)
+
+    return text
+
+
 def recheck_links(settings: Settings, links: Iterable[tuple[int, str]]) -> tuple[int, list[LoggedLink]]:
     """Check logged links against the current maps; returns (links checked, links not kept)."""
     from docbot.report.run import load_anchor_maps
     from docbot.validate import ReferenceValidator
 
-    validator = ReferenceValidator(load_anchor_maps(settings.anchor_maps), allow_hosts=settings.allow_hosts)
+    validator = ReferenceValidator(load_anchor_maps(settings.anchor_maps), allow_hosts=settings.allow_hosts,
+                                   texts=stored_texts(settings))
     checked, changed = 0, []
     for answer_id, url in links:
         checked += 1

@@ -105,3 +105,19 @@ def test_failed_site_exits_non_zero_and_keeps_its_map(tmp_path: Path) -> None:
     assert map_file.read_bytes() == before
     reports = sorted((tmp_path / "data" / "reports").glob("refresh-*.json"))
     assert reports and json.loads(reports[-1].read_text(encoding="utf-8"))["ok"] is False
+
+
+def test_refresh_reads_section_texts_for_tied_repairs_and_copes_without_them(tmp_path: Path) -> None:
+    from crawlers.model import SectionText, save_section_texts
+    from docbot.config import load_settings
+    from docbot.refresh import stored_texts
+
+    settings = load_settings(str(tmp_path / "data"), str(tmp_path / "maps"))
+    save_section_texts(tmp_path / "data", "docs", [
+        SectionText("docs", "http://d.test/a.html", "cursors", "Cursors", 2, ("A", "Cursors"), "Guides",
+                    "very large result sets"),
+    ])
+    text = stored_texts(settings)
+    assert text("docs", "http://d.test/a.html#cursors") == "very large result sets"
+    assert text("docs", "http://d.test/a.html#other") is None
+    assert text("never-crawled", "http://x.test/#y") is None  # no texts: the tie is dropped, nothing fails
