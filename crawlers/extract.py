@@ -46,7 +46,8 @@ CHROME_CLASSES = frozenset(
     """headerlink hash-link anchorjs-link permalink sphinxsidebar related md-sidebar md-content__button
     theme-edit-this-page edit-this-page edit-page theme-doc-toc-mobile theme-doc-breadcrumbs
     pagination-nav rst-footer-buttons sourcelink this-page-menu navheader navfooter table-of-contents
-    theme-doc-toc-desktop topNav bottomNav subNav rightside srclink hideme""".split()
+    theme-doc-toc-desktop topNav bottomNav subNav rightside srclink hideme
+    listing_lines linenos lineno""".split()  # the last three: line-number columns beside code listings
 )
 ANCHOR_LINK_CLASSES = frozenset({"anchor", "anchor-link", "toc-anchor", "header-anchor"})
 BODY_CHROME_TAGS = frozenset({"header", "aside"})

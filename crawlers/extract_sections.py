@@ -8,6 +8,7 @@ generator wrote (own id, enclosing section wrapper, headerlink, preceding
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -36,6 +37,19 @@ API_HEADING_CLASSES = frozenset({"code-header", "memtitle", "method", "fn", "imp
 # Boxes whose heading titles the box, not a section: DocBook writes <div class="note"><h3 class="title">Note</h3>.
 # Taken as sections, every later entry of the page nested under the last "Note".
 ADMONITION_CLASSES = frozenset({"note", "tip", "warning", "caution", "important", "admonition"})
+# Parts of one API entry that some generators title with headings (GTK-Doc: <h4>Parameters</h4>,
+# <h4>Returns</h4> under each function). Under an API entry they are its text: as sections of their
+# own, half of GLib's sections were one-line fragments ("TRUE if the key was found") cut off from the
+# function they describe. Their ids stay valid link targets.
+ENTRY_PART_TITLES = frozenset({"parameters", "returns", "return value", "return values", "members", "values",
+                               "arguments", "throws", "exceptions", "raises", "yields", "since"})
+# A heading that is one C-style symbol documents that symbol (GTK-Doc: "g_hash_table_new ()",
+# "struct GHashTableIter", "G_N_ELEMENTS()", "G_MAXUINT"); plain CamelCase words are left as headings.
+_SYMBOL_HEADING = re.compile(
+    r"(?:(?P<kind>struct|enum|union|typedef)\s+(?P<typed>[A-Za-z_]\w*)"
+    r"|(?P<called>[A-Za-z_]\w*)\s*\(\s*\)"
+    r"|(?P<const>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+))"
+)
 _INLINE, _HEADING, _ENTRY, _PRE, _ITEM, _BLOCK, _CELL, _CODE = range(8)
 START_ACTIONS: dict[str, int] = {
     **{t: _HEADING for t in HEADINGS}, **{t: _BLOCK for t in BLOCKS},
@@ -255,8 +269,10 @@ def walk_sections(
             walker.skip_subtree()
             continue
         action = actions.get(tag, _INLINE)
-        if action == _HEADING and _in_box(el, main):
-            action = _BLOCK  # its title is a line of the box's text
+        if action == _HEADING and (_in_box(el, main) or (
+            stack and stack[-1].kind == "api" and _chrome_free_text(el).strip().rstrip(":").lower() in ENTRY_PART_TITLES
+        )):
+            action = _BLOCK  # its title is a line of the box's (or the API entry's) text
         if action == _HEADING and len(opened) < MAX_SECTIONS:
             cur.flush()
             walker.skip_subtree()
@@ -269,9 +285,12 @@ def walk_sections(
             title = _chrome_free_text(el)
             anchor, aliases, from_marker = _resolve_heading(el, main, anchors)
             cls = set(el.get("class", "").split())
-            is_api = bool(cls & API_HEADING_CLASSES) or bool(
+            symbol = _SYMBOL_HEADING.fullmatch(title.strip())
+            is_api = bool(cls & API_HEADING_CLASSES) or symbol is not None or bool(
                 anchor and (("(" in anchor and from_marker) or RUSTDOC_ANCHOR.match(anchor))
             )
+            if symbol is not None:  # "g_hash_table_new ()" → "g_hash_table_new()", "struct GHashTableIter" → "GHashTableIter"
+                title = (symbol["typed"] or (symbol["called"] + "()" if symbol["called"] else symbol["const"]))
             if el is title_h1:
                 path: tuple[str, ...] = (page_title,)
             else:

@@ -121,19 +121,22 @@ class Pipeline:
         return cls(index, maps, validator, generator if generator is not None else generator_from_env(), **kwargs)
 
     def display_title(self, hit: Hit) -> str:
-        """A section's title as the answer names it: with its page's title when the title alone is ambiguous on
-        its site, that is, when sections of two or more pages carry it ("Examples", "Notes", "Options")."""
+        """A section's title as the answer names it: with the nearest enclosing title that tells it apart when the
+        title alone is ambiguous on its site, that is, when sections of two or more pages carry it ("Examples",
+        "Notes", "Options")."""
         counts = self._title_pages.get(hit.site)
         if counts is None:
             counts = {}
             amap = self.maps.get(hit.site)
             for page in amap.pages.values() if amap is not None else ():
-                for title in {s.title.casefold() for s in page.sections}:
+                for title in {s.title.casefold() for s in page.sections} | {page.title.casefold()}:
                     counts[title] = counts.get(title, 0) + 1
             self._title_pages[hit.site] = counts
-        if len(hit.path) >= 2 and hit.path[0] != hit.title and counts.get(hit.title.casefold(), 0) >= 2:
-            return f"{hit.path[0]} › {hit.title}"
-        return hit.title
+        if counts.get(hit.title.casefold(), 0) < 2:
+            return hit.title
+        # the nearest enclosing title that is not itself shared (a site-wide "Django documentation" is not)
+        parent = next((t for t in reversed(hit.path[:-1]) if t != hit.title and counts.get(t.casefold(), 0) < 2), None)
+        return f"{parent} › {hit.title}" if parent else hit.title
 
     def section_text(self, site: str, deep_url: str) -> str | None:
         """The indexed text of one section (``None`` when the site or section is not indexed)."""

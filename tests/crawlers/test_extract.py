@@ -293,3 +293,29 @@ def test_a_page_of_links_is_navigation_whose_anchors_count_but_whose_text_is_not
     prose = extract(b"<html><body><h1>Guide</h1><p>" + b"Words about the thing, " * 40
                     + b'see <a href="other.html">the other page</a>.</p></body></html>', URL)
     assert not prose.navigation
+
+
+def test_gtk_doc_functions_are_api_entries_holding_their_parameters_and_returns() -> None:
+    html = b"""<html><head><title>Hash Tables: GLib Reference Manual</title></head><body>
+    <div class="refsect1"><a name="glib-Hash-Tables.functions_details"></a><h2>Functions</h2>
+    <div class="refsect2"><a name="g-hash-table-steal"></a><h3>g_hash_table_steal ()</h3>
+    <pre class="programlisting">gboolean g_hash_table_steal (GHashTable *hash_table, gconstpointer key);</pre>
+    <p>Removes a key and its associated value without calling the destroy functions.</p>
+    <div class="refsect3"><a name="g-hash-table-steal.parameters"></a><h4>Parameters</h4>
+    <table><tr><td class="parameter_name"><p>key</p></td><td><p>the key to remove</p></td></tr></table></div>
+    <div class="refsect3"><a name="g-hash-table-steal.returns"></a><h4>Returns</h4>
+    <p>TRUE if the key was found and removed.</p></div></div>
+    <div class="refsect2"><a name="GHashTableIter"></a><h3>struct GHashTableIter</h3><p>An iterator.</p>
+    <table class="listing_frame"><tr><td class="listing_lines"><pre>1
+2</pre></td><td class="listing_code"><pre class="programlisting">GHashTableIter iter;
+g_hash_table_iter_init (&amp;iter, table);</pre></td></tr></table></div>
+    </div></body></html>"""
+    ex = extract(html, URL)
+    steal = _by_anchor(ex, "g-hash-table-steal")
+    assert (steal.kind, steal.title) == ("api", "g_hash_table_steal()")
+    assert "TRUE if the key was found and removed." in steal.text and "the key to remove" in steal.text
+    assert not [s for s in ex.sections if s.title in ("Parameters", "Returns")]
+    assert {"g-hash-table-steal.parameters", "g-hash-table-steal.returns"} <= ex.anchors  # still valid targets
+    it = _by_anchor(ex, "GHashTableIter")
+    assert (it.kind, it.title) == ("api", "GHashTableIter")
+    assert "g_hash_table_iter_init" in it.text and "```\n1\n2\n```" not in it.text  # no line-number column
