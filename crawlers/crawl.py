@@ -33,7 +33,7 @@ from crawlers.model import AnchorMap, Page, SectionText, load_section_texts, map
 from crawlers.pages import ParsePool, build_page, dir_alias
 from crawlers.robots import fetch_robots
 from crawlers.sitemap import discover
-from crawlers.sourcetype import classify
+from crawlers.sourcetype import classify, is_navigation
 from crawlers.urls import normalize, scope_prefix
 
 log = logging.getLogger(__name__)
@@ -220,6 +220,8 @@ class _Crawl:
             self.error("truncated", canonical)
         if ex.too_deep:
             self.error("too_deep", canonical)
+        if not ex.navigation and is_navigation(canonical):
+            ex = dataclasses.replace(ex, navigation=True)
         source_type = classify(canonical, self.config.source_types, "Other" if ex.navigation else ex.source_type_hint)
         links = self.frontier.scoped(ex.links)
         page, texts = build_page(self.config.site, canonical, result, ex, source_type, aliases, links)

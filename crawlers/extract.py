@@ -32,7 +32,8 @@ BLOCKS = frozenset(
 )
 API_DL = frozenset({"py", "c", "cpp", "js", "rst", "java", "std", "http", "dj"})
 CALLABLE_DL = frozenset({"function", "method", "classmethod", "staticmethod", "decorator", "decoratormethod", "coroutinefunction", "coroutinemethod"})
-RUSTDOC_ANCHOR = re.compile(r"^(method|tymethod|structfield|variant|associatedtype|associatedconstant|impl)[.-]")
+# rustdoc's item ids ("method.push", "impl-Debug"); Javadoc's "method-summary" and "method-detail" are not items
+RUSTDOC_ANCHOR = re.compile(r"^(?:(method|tymethod|structfield|variant|associatedtype|associatedconstant)\.|(impl)-)")
 PERMALINK_CHARS = "¶§#🔗 \t\n\u00b6\u200b"
 TITLE_SEPARATORS = (" — ", " – ", " | ", " · ", " :: ")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
@@ -47,14 +48,17 @@ CHROME_CLASSES = frozenset(
     theme-edit-this-page edit-this-page edit-page theme-doc-toc-mobile theme-doc-breadcrumbs
     pagination-nav rst-footer-buttons sourcelink this-page-menu navheader navfooter table-of-contents
     theme-doc-toc-desktop topNav bottomNav subNav rightside srclink hideme
-    listing_lines linenos lineno""".split()  # the last three: line-number columns beside code listings
+    listing_lines linenos lineno footer navpath""".split()  # line-number columns; Doxygen's footer and path bar
 )
 ANCHOR_LINK_CLASSES = frozenset({"anchor", "anchor-link", "toc-anchor", "header-anchor"})
 BODY_CHROME_TAGS = frozenset({"header", "aside"})
-_MAIN_PRIORITY = ("role", "main", "main-content", "body", "article", "md-content", "content", "document")
+_MAIN_PRIORITY = ("role", "main", "main-content", "body", "article", "md-content", "content", "document", "contents")
 _ANCHOR_XPATH = etree.XPath("//@id | //a/@name", smart_strings=False)  # plain str: no link back to the tree
 _HREF_XPATH = etree.XPath("//a/@href | //area/@href", smart_strings=False)
 _BASE_XPATH = etree.XPath("//base/@href", smart_strings=False)
+# Doxygen's page title, outside its main region (and the only one when the page has no <title>)
+_HEADER_TITLE = etree.XPath("//div[contains(concat(' ', @class, ' '), ' headertitle ')]"
+                            "//div[contains(concat(' ', @class, ' '), ' title ')]")
 _CANONICAL_XPATH = etree.XPath(
     "//link[@href and contains(concat(' ', translate(@rel, 'CANONICAL', 'canonical'), ' '), ' canonical ')]/@href",
     smart_strings=False,
@@ -211,7 +215,7 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
     for href in _CANONICAL_XPATH(root)[:1]:
         canonical = urljoin(base, str(href).strip())
     main, in_body = _main_region(root)
-    html_title = clean_title(_text(root.find(".//title")))
+    html_title = clean_title(_text(root.find(".//title"))) or _text(next(iter(_HEADER_TITLE(root)), None))
     from crawlers.extract_sections import walk_sections  # it imports this module's constants
 
     sections, page_title, api_count, heading_count = walk_sections(main, anchors, html_title, _body_chrome(main, in_body))
@@ -303,6 +307,8 @@ def _main_region(root: etree._Element) -> tuple[etree._Element, bool]:
                 key = "md-content"
             elif "document" in classes:
                 key = "document"
+            elif classes == ["contents"]:  # Doxygen's; Sphinx's local table of contents is "contents topic"
+                key = "contents"
             else:
                 continue
         else:

@@ -45,6 +45,8 @@ ENTRY_PART_TITLES = frozenset({"parameters", "returns", "return value", "return 
                                "arguments", "throws", "exceptions", "raises", "yields", "since"})
 # A heading that is one C-style symbol documents that symbol (GTK-Doc: "g_hash_table_new ()",
 # "struct GHashTableIter", "G_N_ELEMENTS()", "G_MAXUINT"); plain CamelCase words are left as headings.
+# Javadoc's member ids: "toBoolean(java.lang.String)", "<init>(int,int)"
+_JAVA_SIGNATURE = re.compile(r"(?P<name>[\w$<>]+)\((?P<params>[\w$.,\[\]<>? ]*)\)")
 _SYMBOL_HEADING = re.compile(
     r"(?:(?P<kind>struct|enum|union|typedef)\s+(?P<typed>[A-Za-z_]\w*)"
     r"|(?P<called>[A-Za-z_]\w*)\s*\(\s*\)"
@@ -105,6 +107,23 @@ class _Open:
             out.append(block)
             prev_item = is_item
         return "".join(out)[:MAX_SECTION_CHARS]
+
+
+def _chrome_free_text_raw(el: etree._Element) -> str:
+    """Text inside ``el`` without chrome (line numbers, permalinks), spacing kept: a line of code."""
+    parts: list[str] = []
+
+    def walk(node: etree._Element) -> None:
+        if node.text:
+            parts.append(node.text)
+        for child in node:
+            if isinstance(child.tag, str) and not is_chrome(child):
+                walk(child)
+            if child.tail:
+                parts.append(child.tail)
+
+    walk(el)
+    return "".join(parts).replace("\xa0", " ").rstrip()
 
 
 def _chrome_free_text(el: etree._Element) -> str:
@@ -202,7 +221,7 @@ def _resolve_heading(
 def _rustdoc_name(anchor: str | None) -> str:
     """``method.new`` → ``new()``, ``structfield.len`` → ``len``; "" for other anchors."""
     m = RUSTDOC_ANCHOR.match(anchor or "")
-    if not m or m.group(1) == "impl":
+    if not m or m.group(2) == "impl":
         return ""
     name = anchor[m.end():] if anchor else ""
     return f"{name}()" if m.group(1) in ("method", "tymethod") else name
@@ -287,8 +306,12 @@ def walk_sections(
             cls = set(el.get("class", "").split())
             symbol = _SYMBOL_HEADING.fullmatch(title.strip())
             is_api = bool(cls & API_HEADING_CLASSES) or symbol is not None or bool(
-                anchor and (("(" in anchor and from_marker) or RUSTDOC_ANCHOR.match(anchor))
+                anchor and (("(" in anchor and (from_marker or anchor.endswith(")"))) or RUSTDOC_ANCHOR.match(anchor))
             )
+            overload = _JAVA_SIGNATURE.fullmatch(anchor or "")
+            if overload and overload["name"] == title.strip():  # Javadoc: "toBoolean" ×6 → "toBoolean(String)"
+                params = [p.strip().rsplit(".", 1)[-1] for p in overload["params"].split(",") if p.strip()]
+                title = f"{title.strip()}({', '.join(params)})"
             if symbol is not None:  # "g_hash_table_new ()" → "g_hash_table_new()", "struct GHashTableIter" → "GHashTableIter"
                 title = (symbol["typed"] or (symbol["called"] + "()" if symbol["called"] else symbol["const"]))
             if el is title_h1:
@@ -339,7 +362,18 @@ def walk_sections(
                 continue
         ident = el.get("id")
         if ident:
-            cur.inner.append(ident)
+            if cur.anchor is None and tag == "section" and cur is not preamble and ident in anchors:
+                cur.anchor = ident  # Javadoc: <h1>Class X</h1> (no id), then <section id="class-description">
+            else:
+                cur.inner.append(ident)
+        if tag == "div" and el.get("class") == "fragment":  # Doxygen's code: one <div class="line"> a line
+            walker.skip_subtree()
+            if cur.inline:
+                cur.flush()
+            code = "\n".join(_chrome_free_text_raw(line) for line in el if isinstance(line.tag, str))
+            if code.strip():
+                cur.add(f"```\n{code.strip(chr(10))}\n```")
+            continue
         if tag == "a" and el.get("name"):
             cur.inner.append(el.get("name"))
         if action == _INLINE:

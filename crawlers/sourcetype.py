@@ -29,6 +29,17 @@ URL_RULES: tuple[tuple[frozenset[str], str], ...] = (
     (frozenset({"example", "examples", "patterns", "cookbook", "howto", "how-to", "recipes"}), "Examples"),
     (frozenset({"api", "reference", "library", "modules", "api-reference"}), "API reference"),
 )
+# Generated lists of a site's own pages: their anchors are link targets, their text answers nothing and is
+# not indexed (crawlers.pages.build_page). Besides these names, any page that is mostly links is one
+# (crawlers.extract.NAVIGATION_LINK_SHARE). Javadoc's and Sphinx's index pages, Doxygen's member lists.
+NAVIGATION_STEMS = frozenset(
+    {"genindex", "search", "py-modindex", "modindex", "index-all", "allclasses-index", "allpackages-index",
+     "allclasses", "allclasses-frame", "allclasses-noframe", "overview-frame", "package-frame", "overview-tree",
+     "package-tree", "help-doc"}
+)
+NAVIGATION_PREFIXES = ("genindex-",)
+NAVIGATION_SUFFIXES = ("-members",)  # Doxygen: class_foo-members.html, all members of a class in a table
+NAVIGATION_DIRS = frozenset({"class-use", "index-files"})  # Javadoc: who uses each class; the split index
 _TOKEN_SPLIT = re.compile(r"[/_.\-\s]+")
 _EXTENSIONS = (".html", ".htm", ".xhtml", ".php", ".aspx")
 
@@ -54,6 +65,15 @@ def _stem(path: str) -> str:
         if last.endswith(ext):
             return last[: -len(ext)]
     return last
+
+
+def is_navigation(url: str) -> bool:
+    """Whether the page at ``url`` is a generated list of the site's pages (see :data:`NAVIGATION_STEMS`)."""
+    path = unquote(urlsplit(url).path) or "/"
+    stem = _stem(path)
+    parts = path.lower().split("/")
+    return (stem in NAVIGATION_STEMS or stem.startswith(NAVIGATION_PREFIXES) or stem.endswith(NAVIGATION_SUFFIXES)
+            or any(p in NAVIGATION_DIRS for p in parts[:-1]))
 
 
 def check_rules(rules: Sequence[tuple[str, str]]) -> None:

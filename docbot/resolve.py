@@ -70,6 +70,22 @@ def _target(site: str, page: Page, anchor: str | None, how: str) -> Target:
     return Target(site, page.url, anchor, page.title, (page.title,), page.source_type, how)
 
 
+_KIND_WORDS = frozenset({"class", "interface", "enum", "struct", "union", "namespace", "package", "module",
+                         "reference", "annotation", "type", "record", "template", "file"})
+_OWNER = re.compile(r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*")
+
+
+def _page_symbol(title: str) -> str:
+    """The class a page documents, from its title ("Class BooleanUtils", "Json::Value Class Reference"), or ""."""
+    words = title.split()
+    if not words or not any(w.lower() in _KIND_WORDS for w in words):
+        return ""
+    for word in words:
+        if word.lower() not in _KIND_WORDS and _OWNER.fullmatch(word) and any(c.isupper() for c in word):
+            return word.replace("::", ".")
+    return ""
+
+
 def _symbol_keys(name: str) -> list[str]:
     """Dotted suffixes of an API name: flask.Flask.route → flask.Flask.route, Flask.route, route."""
     parts = [p for p in _SIGNATURE.sub("", name).strip().split(".") if p]
@@ -90,9 +106,12 @@ class Resolver:
         if site not in self._symbols:
             table: dict[str, list[tuple[int, str, str | None]]] = {}
             for page in self.maps[site].pages.values():
+                owner = _page_symbol(page.title)
                 for section in page.sections:
                     api = section.kind == "api"
                     names = {section.anchor or "", section.title} if api else {section.title}
+                    if api and owner:  # Javadoc's "toBoolean" on the page of class BooleanUtils: BooleanUtils.toBoolean
+                        names |= {f"{owner}.{n}" for n in names if n and "." not in _SIGNATURE.sub("", n)}
                     for name in names:
                         if not name or " " in _SIGNATURE.sub("", name).strip():
                             continue
@@ -157,7 +176,7 @@ class Resolver:
 
     # -- API symbols ------------------------------------------------------
     def _symbols_in(self, question: str, sites: Sequence[str]) -> list[Target]:
-        text = _URL.sub(" ", question)
+        text = _URL.sub(" ", question).replace("::", ".")  # C++'s Json::Value::size is Json.Value.size
         quoted = {m.group(1).strip("()`.") for m in _BACKTICK.finditer(text)}
         names: list[str] = list(quoted)
         for pattern in (_DOTTED, _CAMEL, _UPPER_SNAKE):

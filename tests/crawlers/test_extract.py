@@ -120,7 +120,7 @@ def test_rustdoc_sections_and_method_names() -> None:
 def test_javadoc_named_anchors_before_headings_and_latin1() -> None:
     ex = _page("javadoc.html")
     add = _by_anchor(ex, "add(E)")
-    assert add.kind == "api" and add.title == "add"
+    assert add.kind == "api" and add.title == "add(E)"  # overloads told apart by their parameter types
     assert "```\npublic boolean add(E e)\n```" in add.text
     assert _by_anchor(ex, "method_detail").title == "Method Detail"
     assert any("Café crème" in s.text for s in ex.sections)
@@ -319,3 +319,41 @@ g_hash_table_iter_init (&amp;iter, table);</pre></td></tr></table></div>
     it = _by_anchor(ex, "GHashTableIter")
     assert (it.kind, it.title) == ("api", "GHashTableIter")
     assert "g_hash_table_iter_init" in it.text and "```\n1\n2\n```" not in it.text  # no line-number column
+
+
+def test_javadoc_class_description_is_linkable_and_overloads_differ() -> None:
+    html = b"""<html><head><title>BooleanUtils</title></head><body><main role="main">
+    <div class="header"><h1 title="Class BooleanUtils" class="title">Class BooleanUtils</h1></div>
+    <div class="inheritance">java.lang.Object</div>
+    <section class="class-description" id="class-description"><div class="block"><p>Operations on boolean
+    primitives and Boolean objects.</p></div></section>
+    <section class="method-summary" id="method-summary"><h2>Method Summary</h2><p>All methods.</p></section>
+    <section class="detail" id="toBoolean(java.lang.String)"><h3>toBoolean</h3><p>Converts a String.</p></section>
+    <section class="detail" id="toBoolean(java.lang.String,java.lang.String,java.lang.String)"><h3>toBoolean</h3>
+    <p>Converts a String, given the true and false strings.</p></section>
+    </main></body></html>"""
+    ex = extract(html, URL)
+    top = _by_anchor(ex, "class-description")
+    assert top.title == "Class BooleanUtils" and "Operations on boolean" in top.text
+    assert _by_anchor(ex, "method-summary").kind == "heading"  # not a rustdoc "method." item
+    one = _by_anchor(ex, "toBoolean(java.lang.String)")
+    three = _by_anchor(ex, "toBoolean(java.lang.String,java.lang.String,java.lang.String)")
+    assert (one.kind, one.title, three.title) == ("api", "toBoolean(String)", "toBoolean(String, String, String)")
+
+
+def test_doxygen_title_code_fragments_and_footer() -> None:
+    html = b"""<html><head></head><body>
+    <div id="titlearea">JsonCpp project page Classes Namespace</div>
+    <div class="header"><div class="headertitle"><div class="title">Json::Value Class Reference</div></div></div>
+    <div class="contents"><a name="details" id="details"></a><h2 class="groupheader">Detailed Description</h2>
+    <p>Represents a JSON value.</p>
+    <div class="fragment"><div class="line"><a id="l00001" name="l00001"></a><span class="lineno">    1</span>Json::Value root;</div>
+    <div class="line"><span class="lineno">    2</span>  root["key"] = 1;</div></div>
+    </div>
+    <hr class="footer"/><address class="footer"><small>Generated on Wed Mar 30 2022 by doxygen 1.9.1</small></address>
+    </body></html>"""
+    ex = extract(html, URL)
+    details = _by_anchor(ex, "details")
+    assert details.path[0] == "Json::Value Class Reference"
+    assert "```\nJson::Value root;\n  root[\"key\"] = 1;\n```" in details.text
+    assert all("Generated on" not in s.text and "project page" not in s.text for s in ex.sections)

@@ -63,3 +63,20 @@ def test_bad_rule_type_says_what_to_fix() -> None:
 def test_result_is_always_a_known_type() -> None:
     for path in ("/x", "/a/b/c.html", "/%E2%9C%93.html", "", "/API/Reference.HTML"):
         assert classify(BASE + path) in SOURCE_TYPES
+
+
+@pytest.mark.parametrize(
+    ("url", "navigation"),
+    [
+        ("https://d.test/api/index-all.html", True),
+        ("https://d.test/api/org/x/class-use/Pair.html", True),
+        ("https://d.test/genindex-A.html", True),
+        ("https://d.test/class_json_1_1_value-members.html", True),
+        ("https://d.test/tutorial/classes.html", False),  # a page about classes, not a list of them
+        ("https://d.test/api/org/x/Pair.html", False),
+    ],
+)
+def test_generated_page_lists_are_navigation(url: str, navigation: bool) -> None:
+    from crawlers.sourcetype import is_navigation
+
+    assert is_navigation(url) is navigation

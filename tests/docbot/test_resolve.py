@@ -79,3 +79,19 @@ def test_one_quoted_word_that_happens_to_be_a_title_is_only_a_weak_reference() -
 def test_a_backticked_plain_word_is_a_topic_not_a_glossary_symbol() -> None:
     # `slug` is the user's field name; the glossary's "slug" entry is a plain-word heading, not an API symbol.
     assert _numbered().resolve("How do I fill the new `slug` field for existing rows?", ["demo"]) == []
+
+
+def test_a_method_named_with_its_class_resolves_on_javadoc_and_doxygen_pages() -> None:
+    from ask_fakes import SECTIONS
+
+    rows = (
+        ("BooleanUtils.html", "toBoolean(java.lang.String)", "toBoolean(String)", ("Class BooleanUtils", "toBoolean(String)"),
+         "api", "API reference", "Converts a String to a boolean."),
+        ("class_json_1_1_value.html", "a0b1", "size()", ("Json::Value Class Reference", "size()"), "api",
+         "API reference", "Number of values in array or object."),
+    )
+    r = Resolver({"demo": make_map(sections=(*rows, *SECTIONS))}, make_validator())
+    java = r.resolve("Which strings does BooleanUtils.toBoolean(String) treat as true?", ["demo"])
+    assert java[0].deep_url == "http://docs.test/BooleanUtils.html#toBoolean(java.lang.String)" and java[0].strong
+    cpp = r.resolve("Is Json::Value::size constant time?", ["demo"])
+    assert cpp[0].deep_url == "http://docs.test/class_json_1_1_value.html#a0b1"
