@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from crawlers.model import AnchorMap
 from crawlers.urls import join, normalize, split_fragment
@@ -28,12 +28,13 @@ MAX_URL_CHARS = 4096
 MAX_SWEEPS = 3
 _URL_CHARS = r"[^\s<>()\[\]{}|\"'`\\]"
 _TRAILING = ".,;:!?*_~"
-_BARE = re.compile(rf"(?i:https?)://{_URL_CHARS}+")
+_URL_BODY = rf"(?:{_URL_CHARS}|\({_URL_CHARS}*\))+"  # balanced parentheses belong to the URL: #isBlank(int)
+_BARE = re.compile(rf"(?i:https?)://{_URL_BODY}")
 _LINKS = re.compile(
     r"(?P<md>!?\[(?P<text>[^\[\]\n]*)\]\(\s*(?P<mdurl><[^<>\n]*>|[^\s()<>]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\))"
     r"|(?P<angle><(?P<aurl>[A-Za-z][A-Za-z0-9+.\-]*:[^\s<>|]*)(?:\|(?P<atext>[^<>\n]*))?>)"
     r"|(?P<refdef>^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*(?P<rurl>\S+)[^\n]*$)"
-    rf"|(?P<bare>(?i:https?)://{_URL_CHARS}+)",
+    rf"|(?P<bare>(?i:https?)://{_URL_BODY})",
     re.M,
 )
 # Where a _LINKS match can begin (each alternative checks a prefix of a _LINKS branch): Markdown links,
@@ -44,6 +45,7 @@ _LINK_START = re.compile(
 )
 _MARKER = re.compile(r"\[(?P<nums>\d{1,6}(?:\s*,\s*\d{1,6})*)\](?![(:])")  # a citation marker; see _sub_markers
 _FRAGMENT_SAFE = "-._~!$&*+,;=:@/?"
+_REFERENCE_SAFE = _FRAGMENT_SAFE + "()'[]{}"  # a URL's fragment may hold these (WHATWG encodes none of them)
 _FRAGMENT_PLAIN = re.compile(r"[A-Za-z0-9_.~\-!$&*+,;=:@/?]*")  # what quote(..., safe=_FRAGMENT_SAFE) leaves as is
 _BAD_CHARS = re.compile(r"[\s\x00-\x1f\x7f]")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
@@ -109,6 +111,18 @@ def format_url(page: str, fragment: str, dir_form: bool = False) -> str:
     if url[-1] in _TRAILING:  # so a reader (or regex) never mistakes it for sentence punctuation
         url = url[:-1] + f"%{ord(url[-1]):02X}"
     return url
+
+
+def reference_url(url: str) -> str:
+    """A reference's URL with its fragment spelled as the page's id wherever a URL allows it.
+
+    In answer text a fragment's parentheses and quotes are percent-encoded (they would end a Markdown link
+    or a bare URL there); a reference is a URL on its own, so Javadoc's ``#toBoolean(java.lang.String)``
+    stays as the page writes it (browsers decode either form; link checkers and readers compare the id)."""
+    page, sep, fragment = url.partition("#")
+    if not sep or "%" not in fragment:
+        return url
+    return f"{page}#{quote(unquote(fragment), safe=_REFERENCE_SAFE)}"
 
 
 def _host_key(url: str) -> str:
@@ -329,7 +343,8 @@ class ReferenceValidator:
         snippet = src.snippet  # docs text: its URLs are checked like the answer's (the outcomes are not the answer's)
         if snippet and (":" in snippet or "www." in snippet):
             snippet = self._sweep(self._undisguise(snippet, [], set()), [], set())
-        return Reference(0, checked.outcome.output or src.url, title, tuple(path), source_type, src.site, False, snippet)
+        url = reference_url(checked.outcome.output) if checked.outcome.output else src.url
+        return Reference(0, url, title, tuple(path), source_type, src.site, False, snippet)
 
     def _replace(self, m: re.Match[str], site: str | None, outcomes: list[LinkOutcome], approved: set[str]) -> str:
         if m.group("md"):

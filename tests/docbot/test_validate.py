@@ -214,3 +214,13 @@ def test_thousands_of_links_and_huge_answers(validator: ReferenceValidator) -> N
     result = validator.validate(answer, [])
     assert "x1.example" not in result.answer
     assert result.answer.count(BASE + "guide.html") == 2000
+
+
+def test_a_javadoc_id_is_spelled_as_the_page_writes_it_in_references_and_encoded_in_text() -> None:
+    page = Page(url=BASE + "StringUtils.html", title="Class StringUtils", anchors=("isBlank(java.lang.CharSequence)",),
+                sections=(sec("isBlank(java.lang.CharSequence)", "isBlank(CharSequence)", "Class StringUtils", kind="api"),))
+    v = ReferenceValidator({"docs": AnchorMap(site="docs", base_url=BASE, pages={page.url: page})})
+    url = BASE + "StringUtils.html#isBlank(java.lang.CharSequence)"
+    out = v.validate(f"See {url} for blanks.", [Source(1, url, "isBlank(CharSequence)", (), "API reference", "docs")])
+    assert out.references[0].url == url  # a link checker or a reader compares it with the id itself
+    assert "#isBlank%28java.lang.CharSequence%29" in out.answer  # in text a ")" would end the link
