@@ -33,8 +33,9 @@ def fit(facts: Sequence[Fact], limit: int) -> list[Fact]:
     return sorted(kept, key=lambda f: (f.n, f.position))
 
 
-def render(facts: Sequence[Fact]) -> list[str]:
-    """Paragraphs: a source's consecutive prose facts share one, each ending in its marker; code stands alone."""
+def render(facts: Sequence[Fact], title: str = "") -> list[str]:
+    """Paragraphs: a source's consecutive prose facts share one, each ending in its marker; code stands alone,
+    introduced by its own first line of prose or else by its source's ``title`` (a signature is no "Example")."""
     parts: list[str] = []
     line: list[str] = []
     last = None
@@ -47,7 +48,7 @@ def render(facts: Sequence[Fact]) -> list[str]:
             if sep and not intro.lstrip().startswith(("```", "~~~")):
                 parts += [f"{intro} [{fact.n}]", code]
             else:
-                parts += [f"Example [{fact.n}]", fact.text]  # "[n]:" would not read as a marker
+                parts += [f"{title or 'Example'} [{fact.n}]", fact.text]  # "[n]:" would not read as a marker
         else:
             line.append(f"{fact.text} [{fact.n}]")
         last = fact.n
@@ -82,5 +83,5 @@ class ExtractiveGenerator:
         for p in passages:
             if p.n in see_also and p.n < last:
                 parts.append(see_also.pop(p.n))
-            parts += render([f for f in kept if f.n == p.n])
+            parts += render([f for f in kept if f.n == p.n], p.title)
         return "\n\n".join([*parts, *see_also.values()])

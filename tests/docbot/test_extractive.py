@@ -53,3 +53,13 @@ def test_long_sections_are_cut_to_the_word_limit_keeping_the_first_facts() -> No
 def test_the_fallback_names_sources_without_text() -> None:
     assert ExtractiveGenerator().generate("q", [Passage(1, "Index", (), "  ")]) == "See Index [1]."
     assert "do not answer" in ExtractiveGenerator().generate("q", [])
+
+
+def test_a_code_block_without_its_own_introduction_is_named_by_its_source() -> None:
+    # An API entry opens with its signature: "Example [1]" above it said something false.
+    steal = Passage(1, "g_hash_table_steal()", ("Hash Tables", "g_hash_table_steal()"),
+                    "```\ngboolean g_hash_table_steal (GHashTable *hash_table, gconstpointer key);\n```\n\n"
+                    "Removes a key and its associated value from a GHashTable without calling the destroy functions.")
+    text = ExtractiveGenerator().generate("what does g_hash_table_steal do", [steal])
+    assert "Example [1]" not in text
+    assert text.index("g_hash_table_steal() [1]") < text.index("```")
