@@ -9,7 +9,7 @@ Sources that carry no fact are listed as "see also".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from docbot.compress import Fact, facts_of
 from docbot.generate import Passage
@@ -21,12 +21,13 @@ def _words(text: str) -> int:
     return len(text.split())
 
 
-def fit(facts: Sequence[Fact], limit: int) -> list[Fact]:
-    """The facts in the order they were picked, each kept if it still fits in ``limit`` words (the first always)."""
+def fit(facts: Sequence[Fact], limit: int, titles: Mapping[int, str] | None = None) -> list[Fact]:
+    """The facts in the order they were picked, each kept if it still fits in ``limit`` words (the first always);
+    a code fact also counts the source title that may introduce it (``titles``, by source number)."""
     kept: list[Fact] = []
     used = 0
     for fact in sorted(facts, key=lambda f: f.rank):
-        words = _words(fact.text)
+        words = _words(fact.text) + (_words((titles or {}).get(fact.n, "")) if fact.code else 0)
         if not kept or used + words <= limit:
             kept.append(fact)
             used += words
@@ -71,7 +72,7 @@ class ExtractiveGenerator:
         kept = facts_of(question, passages)
         for _ in range(2):  # a source whose facts did not fit is named as "see also", which takes words too
             see_also = {p.n: f"See also {p.title} [{p.n}]." for p in passages if all(f.n != p.n for f in kept)}
-            kept = fit(kept, self.max_words - sum(_words(s) for s in see_also.values()))
+            kept = fit(kept, self.max_words - sum(_words(s) for s in see_also.values()), {p.n: p.title for p in passages})
         see_also = {p.n: f"See also {p.title} [{p.n}]." for p in passages if all(f.n != p.n for f in kept)}
         if not kept:  # no source has any text: name them all
             return "\n\n".join(text.replace("See also", "See", 1) if i == 0 else text
