@@ -43,10 +43,10 @@ ADMONITION_CLASSES = frozenset({"note", "tip", "warning", "caution", "important"
 # function they describe. Their ids stay valid link targets.
 ENTRY_PART_TITLES = frozenset({"parameters", "returns", "return value", "return values", "members", "values",
                                "arguments", "throws", "exceptions", "raises", "yields", "since"})
-# A heading that is one C-style symbol documents that symbol (GTK-Doc: "g_hash_table_new ()",
-# "struct GHashTableIter", "G_N_ELEMENTS()", "G_MAXUINT"); plain CamelCase words are left as headings.
 # Javadoc's member ids: "toBoolean(java.lang.String)", "<init>(int,int)"
 _JAVA_SIGNATURE = re.compile(r"(?P<name>[\w$<>]+)\((?P<params>[\w$.,\[\]<>? ]*)\)")
+# A heading that is one C-style symbol documents that symbol (GTK-Doc: "g_hash_table_new ()",
+# "struct GHashTableIter", "G_N_ELEMENTS()", "G_MAXUINT"); plain CamelCase words are left as headings.
 _SYMBOL_HEADING = re.compile(
     r"(?:(?P<kind>struct|enum|union|typedef)\s+(?P<typed>[A-Za-z_]\w*)"
     r"|(?P<called>[A-Za-z_]\w*)\s*\(\s*\)"
@@ -362,8 +362,11 @@ def walk_sections(
                 continue
         ident = el.get("id")
         if ident:
-            if cur.anchor is None and tag == "section" and cur is not preamble and ident in anchors:
-                cur.anchor = ident  # Javadoc: <h1>Class X</h1> (no id), then <section id="class-description">
+            if (cur.anchor is None and tag == "section" and cur is not preamble and ident in anchors
+                    and next(el.iter(*HEADINGS), None) is None):
+                # Javadoc: <h1>Class X</h1> (no id), then <section id="class-description"> with no heading of its
+                # own (one with a heading lends its id to that heading's section instead)
+                cur.anchor = ident
             else:
                 cur.inner.append(ident)
         if tag == "div" and el.get("class") == "fragment":  # Doxygen's code: one <div class="line"> a line

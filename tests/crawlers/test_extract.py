@@ -357,3 +357,10 @@ def test_doxygen_title_code_fragments_and_footer() -> None:
     assert details.path[0] == "Json::Value Class Reference"
     assert "```\nJson::Value root;\n  root[\"key\"] = 1;\n```" in details.text
     assert all("Generated on" not in s.text and "project page" not in s.text for s in ex.sections)
+
+
+def test_an_anchorless_heading_does_not_take_the_id_of_a_section_that_has_its_own_heading() -> None:
+    html = b"""<html><body><main role="main"><h1>Class Pair</h1><p>A pair of elements.</p>
+    <section id="method-summary"><h2>Method Summary</h2><p>All methods.</p></section></main></body></html>"""
+    ex = extract(html, URL)
+    assert [(s.anchor, s.title) for s in ex.sections] == [(None, "Class Pair"), ("method-summary", "Method Summary")]
