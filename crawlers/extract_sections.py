@@ -141,6 +141,15 @@ def _chrome_free_text(el: etree._Element) -> str:
     return " ".join("".join(parts).split()).strip(PERMALINK_CHARS).strip()
 
 
+def _is_banner(h1: etree._Element) -> bool:
+    """An <h1> whose whole text is a link to another page: the site's name over every page (Django's theme
+    writes <h1><a href="../../index.html">Django 3.2 documentation</a></h1> above the page's own <h1>)."""
+    text = "".join("".join(h1.itertext()).split())
+    linked = "".join("".join("".join(a.itertext()).split()) for a in h1.iter("a")
+                     if a.get("href") and not a.get("href", "").startswith("#"))
+    return bool(text) and linked == text
+
+
 def _hidden(el: etree._Element, skip: frozenset[etree._Element]) -> bool:
     """True when ``el`` sits inside chrome (a heading in a sidebar is not content)."""
     node: etree._Element | None = el
@@ -251,6 +260,9 @@ def walk_sections(
     main: etree._Element, anchors: frozenset[str], html_title: str, skip: frozenset[etree._Element]
 ) -> tuple[tuple[ExtractedSection, ...], str, int, int]:
     """(sections, page title, API entry count, heading count) of the main region."""
+    banners = frozenset(h for h in main.iter("h1") if _is_banner(h))
+    if banners:
+        skip = skip | banners
     title_h1 = next((h for h in main.iter("h1") if not _hidden(h, skip)), None)
     page_title = _chrome_free_text(title_h1) if title_h1 is not None else ""
     if not page_title:

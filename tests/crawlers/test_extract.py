@@ -364,3 +364,15 @@ def test_an_anchorless_heading_does_not_take_the_id_of_a_section_that_has_its_ow
     <section id="method-summary"><h2>Method Summary</h2><p>All methods.</p></section></main></body></html>"""
     ex = extract(html, URL)
     assert [(s.anchor, s.title) for s in ex.sections] == [(None, "Class Pair"), ("method-summary", "Method Summary")]
+
+
+def test_a_site_name_heading_over_every_page_is_not_the_page_title() -> None:
+    html = b"""<html><head><title>Model field reference | Django documentation</title></head><body>
+    <div id="hd"><h1><a href="../../index.html">Django 3.2 documentation</a></h1></div>
+    <div id="bd"><h1 id="model-field-reference">Model field reference<a class="headerlink" href="#model-field-reference">
+    \xc2\xb6</a></h1><p>This document contains the technical reference of Field.</p>
+    <h2 id="null">null</h2><p>If True, Django will store empty values as NULL.</p></div></body></html>"""
+    ex = extract(html, URL)
+    assert ex.title == "Model field reference"
+    assert _by_anchor(ex, "null").path == ("Model field reference", "null")
+    assert all("Django 3.2 documentation" not in s.path for s in ex.sections)
