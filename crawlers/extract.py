@@ -231,14 +231,18 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
     )
 
 
+def link_text(el: etree._Element) -> tuple[int, int]:
+    """(characters of text in ``el``, of them inside links to other pages), whitespace not counted."""
+    total = len("".join("".join(el.itertext()).split()))
+    linked = sum(len("".join("".join(a.itertext()).split())) for a in el.iter("a")
+                 if not (a.get("href") or "#").startswith("#"))
+    return total, linked
+
+
 def _is_navigation(main: etree._Element) -> bool:
     """Whether the main region is mostly links to other pages (see :data:`NAVIGATION_LINK_SHARE`)."""
-    total = len("".join("".join(main.itertext()).split()))
-    if total < NAVIGATION_MIN_CHARS:
-        return False
-    linked = sum(len("".join("".join(a.itertext()).split())) for a in main.iter("a")
-                 if not (a.get("href") or "#").startswith("#"))
-    return linked >= NAVIGATION_LINK_SHARE * total
+    total, linked = link_text(main)
+    return total >= NAVIGATION_MIN_CHARS and linked >= NAVIGATION_LINK_SHARE * total
 
 
 def _links(root: etree._Element, base: str) -> tuple[str, ...]:

@@ -27,6 +27,7 @@ from crawlers.extract import (
     ExtractedSection,
     has_text,
     is_chrome,
+    link_text,
     text_of,
     unquote_fragment,
 )
@@ -109,25 +110,8 @@ class _Open:
         return "".join(out)[:MAX_SECTION_CHARS]
 
 
-def _chrome_free_text_raw(el: etree._Element) -> str:
-    """Text inside ``el`` without chrome (line numbers, permalinks), spacing kept: a line of code."""
-    parts: list[str] = []
-
-    def walk(node: etree._Element) -> None:
-        if node.text:
-            parts.append(node.text)
-        for child in node:
-            if isinstance(child.tag, str) and not is_chrome(child):
-                walk(child)
-            if child.tail:
-                parts.append(child.tail)
-
-    walk(el)
-    return "".join(parts).replace("\xa0", " ").rstrip()
-
-
-def _chrome_free_text(el: etree._Element) -> str:
-    """Text of ``el`` without permalink chrome; whitespace collapsed."""
+def _chrome_free_parts(el: etree._Element) -> str:
+    """Text inside ``el`` (its tail excluded) without the chrome in it: permalinks, line numbers."""
     parts: list[str] = []
     walker = etree.iterwalk(el, events=("start", "end"))
     for event, node in walker:
@@ -138,16 +122,24 @@ def _chrome_free_text(el: etree._Element) -> str:
                 parts.append(node.text)
         elif node is not el and node.tail:
             parts.append(node.tail)
-    return " ".join("".join(parts).split()).strip(PERMALINK_CHARS).strip()
+    return "".join(parts)
+
+
+def _chrome_free_text_raw(el: etree._Element) -> str:
+    """Text of ``el`` without chrome, spacing kept: a line of code."""
+    return _chrome_free_parts(el).replace("\xa0", " ").rstrip()
+
+
+def _chrome_free_text(el: etree._Element) -> str:
+    """Text of ``el`` without permalink chrome; whitespace collapsed."""
+    return " ".join(_chrome_free_parts(el).split()).strip(PERMALINK_CHARS).strip()
 
 
 def _is_banner(h1: etree._Element) -> bool:
     """An <h1> whose whole text is a link to another page: the site's name over every page (Django's theme
     writes <h1><a href="../../index.html">Django 3.2 documentation</a></h1> above the page's own <h1>)."""
-    text = "".join("".join(h1.itertext()).split())
-    linked = "".join("".join("".join(a.itertext()).split()) for a in h1.iter("a")
-                     if a.get("href") and not a.get("href", "").startswith("#"))
-    return bool(text) and linked == text
+    total, linked = link_text(h1)
+    return total > 0 and linked == total
 
 
 def _hidden(el: etree._Element, skip: frozenset[etree._Element]) -> bool:

@@ -15,9 +15,8 @@ from crawlers.model import SOURCE_TYPES
 
 DEFAULT_TYPE = "Guides"
 # Pages that are not documentation content (indexes, search, error pages); matched on the file stem.
-OTHER_PAGES = frozenset(
-    {"genindex", "search", "py-modindex", "modindex", "404", "403", "500", "searchindex", "copyright", "license", "glossary-index"}
-)
+INDEX_PAGES = frozenset({"genindex", "search", "py-modindex", "modindex"})  # Sphinx's: Other, and navigation
+OTHER_PAGES = INDEX_PAGES | {"404", "403", "500", "searchindex", "copyright", "license", "glossary-index"}
 OTHER_PREFIXES = ("genindex-",)
 OTHER_DIRS = frozenset({"_modules", "_sources", "_static", "_images", "_downloads"})  # generated source listings
 # (path tokens, source type), checked in order: the first type with a matching token wins,
@@ -32,12 +31,11 @@ URL_RULES: tuple[tuple[frozenset[str], str], ...] = (
 # Generated lists of a site's own pages: their anchors are link targets, their text answers nothing and is
 # not indexed (crawlers.pages.build_page). Besides these names, any page that is mostly links is one
 # (crawlers.extract.NAVIGATION_LINK_SHARE). Javadoc's and Sphinx's index pages, Doxygen's member lists.
-NAVIGATION_STEMS = frozenset(
-    {"genindex", "search", "py-modindex", "modindex", "index-all", "allclasses-index", "allpackages-index",
-     "allclasses", "allclasses-frame", "allclasses-noframe", "overview-frame", "package-frame", "overview-tree",
-     "package-tree", "help-doc"}
-)
-NAVIGATION_PREFIXES = ("genindex-",)
+NAVIGATION_STEMS = INDEX_PAGES | {
+    "index-all", "allclasses-index", "allpackages-index", "allclasses", "allclasses-frame", "allclasses-noframe",
+    "overview-frame", "package-frame", "overview-tree", "package-tree", "help-doc",
+}
+NAVIGATION_PREFIXES = OTHER_PREFIXES
 NAVIGATION_SUFFIXES = ("-members",)  # Doxygen: class_foo-members.html, all members of a class in a table
 NAVIGATION_DIRS = frozenset({"class-use", "index-files"})  # Javadoc: who uses each class; the split index
 _TOKEN_SPLIT = re.compile(r"[/_.\-\s]+")
