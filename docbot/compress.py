@@ -7,9 +7,12 @@ of the question's weight they carry (question words rare among the candidates co
 more), how relevant their section is (its rank, and the question's words in its title),
 and a lead bonus (a section's first sentence often defines it). Facts are then picked
 greedily: each pick halves the weight of the question words it covered, so the next
-covers another part of the question. The primary source carries the first fact; at most
+covers another part of the question. When the question tells a story before it asks ("Our app
+runs behind a load balancer… How do I make the pool test connections?"), the words of the
+asking sentence weigh more. The primary source carries the first fact; at most
 :data:`MAX_SOURCES` sources carry facts. A sentence that ends in ':' takes the code block
-(or list items) it introduces. When nothing qualifies, a section's lead is the fact.
+(or list items) it introduces, or is not given at all: an answer never ends a sentence in a
+colon that introduces nothing. When nothing qualifies, a section's lead is the fact.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ RANK_DECAY = 0.35  # source n weighs 1 / (1 + RANK_DECAY * (n - 1)), plus its ti
 TITLE_WEIGHT = 0.5  # how much the question's words in a section's title add to its relevance
 STOP_SHARE = 0.2  # past MIN_FACTS, a fact scoring below this share of the best one is not worth its words
 LEAD_WORDS = 60  # the fallback fact: this much of a section's lead
+ASK_WEIGHT = 2.0  # the words of the sentence that asks weigh this much more than the story around it
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
@@ -161,11 +165,27 @@ def _candidates(source: Source, question: str) -> list[_Unit]:
     return found
 
 
+_QUESTION_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+
+
+def ask_terms(question: str) -> frozenset[str]:
+    """The terms of the sentence that asks ("How do I make the pool test connections?") when the question
+    also tells a story around it (the setting, the symptom); empty for a question of one sentence."""
+    sentences = [s for s in _QUESTION_SENTENCE.split(question.strip()) if s.strip()]
+    if len(sentences) < 2:
+        return frozenset()
+    asking = [s for s in sentences if s.rstrip().endswith("?")]
+    return frozenset(tokenize(asking[-1])) if asking else frozenset()
+
+
 def _weights(question: str, candidates: Sequence[_Unit]) -> dict[str, float]:
-    """Question terms weighted by rarity among the candidate units (inverse document frequency)."""
+    """Question terms weighted by rarity among the candidate units (inverse document frequency), and more
+    when the sentence that asks holds them."""
     terms = set(tokenize(question))
+    asked = ask_terms(question)
     count = len(candidates) or 1
-    return {t: math.log(1 + count / (1 + sum(t in u.terms for u in candidates))) for t in terms}
+    return {t: math.log(1 + count / (1 + sum(t in u.terms for u in candidates))) * (ASK_WEIGHT if t in asked else 1.0)
+            for t in terms}
 
 
 def _title_share(source: Source, weights: dict[str, float]) -> float:
@@ -191,7 +211,12 @@ def _extend(chosen: _Unit, by_source: Sequence[_Unit], relevant: Callable[[_Unit
         if after and not after.code and not after.item and not chosen.item and relevant(after) \
                 and _norm(after.text) != _norm(chosen.text) \
                 and len(chosen.text.split()) + len(after.text.split()) <= PAIR_WORDS:
-            return f"{text} {_clip(after.text)}", False, [chosen, after]
+            if not after.text.rstrip().endswith(":"):
+                return f"{text} {_clip(after.text)}", False, [chosen, after]
+            # The next sentence introduces code or a list: the pair comes with what it introduces, or not at all.
+            more, code, used = _extend(after, by_source, relevant, code_ok)
+            if len(used) > 1:
+                return f"{text} {more}", code, [chosen, *used]
         return text, False, [chosen]
     if after and after.code and code_ok:
         return f"{text}\n\n{trim_code(after.text)}", True, [chosen, after]
@@ -225,7 +250,7 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
         code_ok = sum(f.code for f in facts) < MAX_CODE_FACTS
         seen = {_norm(u.text) for u in picked}
         pool = [u for u in candidates if u not in picked and (u.n in carriers or len(carriers) < MAX_SOURCES)
-                and (code_ok or not u.code) and _norm(u.text) not in seen
+                and (code_ok or not (u.code or u.lead_in)) and _norm(u.text) not in seen
                 and (primary is None or u.n == primary)]  # the primary source carries the first fact
         ends = {(u.n, u.position + 1) for u in picked}
         scored = [(_score(u, weights, titled[u.n], u.position == first_prose.get(u.n), (u.n, u.position) in ends), u)

@@ -106,3 +106,42 @@ def test_a_code_block_given_once_is_not_repeated_from_another_source() -> None:
                      f"To keep the old owner behaviour, pass the owner to save() in perform_create:\n\n{code}")
     facts = compress("How do I set the owner in perform_create when saving?", [first, second])
     assert sum("serializer.save(owner=self.request.user)" in f.text for f in facts) == 1
+
+
+POOL = Passage(1, "Disconnect Handling - Pessimistic", ("Connection Pooling", "Disconnect Handling - Pessimistic"), (
+    "The pessimistic approach refers to emitting a test statement on the SQL connection at the start of each "
+    "connection pool checkout, to test that the database connection is still viable. Typically, this is a simple "
+    "statement like SELECT 1. If the database server was restarted while the application was idle, every pooled "
+    "connection is stale and the first query after the restart fails. Pessimistic testing of connections upon "
+    "checkout is achievable by using the pre_ping argument of create_engine():\n\n"
+    "```\nengine = create_engine(\"mysql://user:pw@host/db\", pool_pre_ping=True)\n```\n\n"
+    "The pre ping feature emits the test statement each time a connection is checked out from the pool."))
+
+
+def test_a_sentence_that_introduces_code_never_ends_a_fact_without_it() -> None:
+    question = "After the database server restarts, how do I make the pool test connections before using them?"
+    for budget_words in (1, 40, 200):  # whatever else fits, a fact ending in ':' carries what it introduces
+        facts = compress(question, [POOL], token_budget=budget_words * 2)
+        for fact in facts:
+            first_paragraph = fact.text.split("\n\n")[0]
+            assert not first_paragraph.rstrip().endswith(":") or fact.code, fact.text
+
+
+def test_with_no_room_for_more_code_an_introduction_to_code_is_not_a_fact() -> None:
+    code = "\n\n```\nx = 1\n```\n\n"
+    text = (f"First, turn the feature on like this:{code}Second, configure the timeout like this:{code}"
+            f"Third, enable the pool pre ping like this:\n\n```\npool_pre_ping = True\n```\n\n"
+            "The pool pre ping feature tests each connection on checkout.")
+    facts = compress("How do I enable the feature, the timeout and the pool pre ping?", [Passage(1, "Setup", ("Setup",), text)])
+    assert sum(f.code for f in facts) <= 2
+    assert all(f.code or not f.text.rstrip().endswith(":") for f in facts)
+
+
+def test_the_sentence_that_asks_outweighs_the_story_told_before_it() -> None:
+    logs = Passage(1, "Logging", ("Operations", "Logging"),
+                   "Nightly Docker builds fill the disk quickly on busy servers. Log files rotate automatically when "
+                   "you set a maximum size in the configuration.")
+    story = "Our nightly Docker builds fill the disk. How do I rotate the log files automatically?"
+    assert compress(story, [logs], max_facts=1)[0].text.startswith("Log files rotate")
+    # Asked in one sentence, the same words weigh alike: the sentence sharing more of them comes first.
+    assert compress("Nightly Docker builds fill the disk, rotate logs?", [logs], max_facts=1)[0].text.startswith("Nightly")
