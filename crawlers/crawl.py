@@ -27,10 +27,11 @@ from crawlers import fetch as f
 from crawlers import guard
 from crawlers.diff import ChangeReport, diff_maps, merge_renames
 from crawlers.errors import AnchorMapError, StartURLError
+from crawlers.extract import EXTRACTOR_VERSION
 from crawlers.fetch import FetchResult, Fetcher
 from crawlers.frontier import MAX_PAGES, MAX_QUERY_VARIANTS, MAX_URL_LENGTH, Frontier
 from crawlers.model import AnchorMap, Page, SectionText, load_section_texts, map_path, save_section_texts
-from crawlers.pages import ParsePool, build_page, dir_alias
+from crawlers.pages import ParsePool, aggregate_pages, build_page, dir_alias
 from crawlers.robots import fetch_robots
 from crawlers.sitemap import discover
 from crawlers.sourcetype import classify, is_navigation
@@ -107,6 +108,12 @@ class _Crawl:
                  fetcher: Fetcher, progress: Callable[[int, int], None] | None) -> None:
         self.config = config
         self.previous = previous
+        # A map written by another version of the extractor: every page is parsed again (no conditional requests),
+        # so a docbot upgrade reaches the texts of pages that did not change.
+        self.reparse = previous is not None and previous.extractor != EXTRACTOR_VERSION
+        if self.reparse:
+            log.warning("the map of %s was written by another version of docbot's extractor; every page is fetched "
+                        "and parsed again", config.site)
         self.fetcher = fetcher
         self.progress = progress
         self.frontier = Frontier(scope_prefix(config.start_url), config.include, config.exclude,
@@ -165,7 +172,7 @@ class _Crawl:
     def conditional(self, prev: Page | None) -> tuple[str | None, str | None]:
         # Without the page's previous texts (or links) a 304 would leave it textless (or a dead end): fetch it.
         # ("Other" pages, navigation among them, may have no texts by design.)
-        if prev is None or self.config.refetch or prev.links is None or (
+        if prev is None or self.config.refetch or self.reparse or prev.links is None or (
             prev.sections and prev.url not in self.prev_texts and prev.source_type != "Other"
         ):
             return None, None
@@ -327,8 +334,13 @@ class _Crawl:
             aliases.discard(url)
             pages[url] = dataclasses.replace(page, aliases=tuple(sorted(aliases)))
         new_map = AnchorMap(site=self.config.site, base_url=self.config.start_url,
-                            crawled_at=crawled_at, pages=pages)
+                            crawled_at=crawled_at, pages=pages, extractor=EXTRACTOR_VERSION)
         texts = [t for url in sorted(pages) for t in self.texts.get(url, ())]
+        copies = aggregate_pages(texts)
+        if copies:  # all-in-one copies of other pages: valid anchors, no texts to index (like navigation pages)
+            for url in copies:
+                pages[url] = dataclasses.replace(pages[url], source_type="Other")
+            texts = [t for t in texts if t.url not in copies]
         d = diff_maps(self.previous, new_map, previous_texts, texts)
         new_map.renames = merge_renames(self.previous, d.renames)
         report = ChangeReport(

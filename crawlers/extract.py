@@ -98,6 +98,10 @@ class Extracted:
     navigation: bool = False  # mostly links to other pages: a table of contents or a back-of-book index
 
 
+# Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
+# of a map written by another version parses every page again instead of trusting "304 Not Modified".
+EXTRACTOR_VERSION = 2
+
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
 # nothing and is not indexed. Measured: such pages are 0.55-0.95 links; the pages that answer the dev

@@ -34,6 +34,13 @@ from crawlers.extract import (
 
 MAX_WRAPPER_CLIMB = 5  # DocBook puts h2 four levels below div.sect1[id]
 NOTE_DL = frozenset({"footnote", "citation", "field-list"})
+# A section at least this long (characters, whitespace not counted) whose text is at least this share link text is a
+# list of links (a page's table of contents in its header, a list of sub-pages): crawlers.extract's rule for whole
+# pages, for one section, counting links within the page too.
+_TITLE_TAILS = (" - ", " — ", " – ", " | ", " · ", " :: ", ": ")  # what separates a page's name from the site's
+LINK_LIST_MIN_CHARS = 200
+LINK_LIST_SHARE = 0.85
+LINK_LIST_PROSE_WORDS = 5  # what such a section keeps: its sentences of prose, not its links
 API_HEADING_CLASSES = frozenset({"code-header", "memtitle", "method", "fn", "impl"})
 # Boxes whose heading titles the box, not a section: DocBook writes <div class="note"><h3 class="title">Note</h3>.
 # Taken as sections, every later entry of the page nested under the last "Note".
@@ -80,10 +87,13 @@ class _Open:
     dl: etree._Element | None = None
     sig: bool = False
     blocks: list[tuple[str, bool]] = field(default_factory=list)
+    block_links: list[int] = field(default_factory=list)  # link characters of each block
     inline: list[str] = field(default_factory=list)
     inner: list[str] = field(default_factory=list)
     prefix: str = ""
     chars: int = 0
+    linked: int = 0  # characters of link text (whitespace not counted): a list of links is no answer
+    counted: int = 0  # of them, in blocks already added
 
     def flush(self) -> None:
         if not self.inline:
@@ -97,12 +107,19 @@ class _Open:
     def add(self, block: str, is_item: bool = False) -> None:
         if self.chars < MAX_SECTION_CHARS:
             self.blocks.append((block, is_item))
+            self.block_links.append(self.linked - self.counted)
             self.chars += len(block)
+        self.counted = self.linked
 
     def render(self) -> str:
+        blocks = self.blocks
+        if _is_link_list(self):  # a table of contents keeps only the prose that introduces it
+            blocks = [(block, False) for (block, item), linked in zip(self.blocks, self.block_links)
+                      if not item and len(block.split()) >= LINK_LIST_PROSE_WORDS
+                      and linked < LINK_LIST_SHARE * len("".join(block.split()))]
         out: list[str] = []
         prev_item = False
-        for block, is_item in self.blocks:
+        for block, is_item in blocks:
             if out:
                 out.append("\n" if is_item and prev_item else "\n\n")
             out.append(block)
@@ -140,6 +157,14 @@ def _is_banner(h1: etree._Element) -> bool:
     writes <h1><a href="../../index.html">Django 3.2 documentation</a></h1> above the page's own <h1>)."""
     total, linked = link_text(h1)
     return total > 0 and linked == total
+
+
+def _names_page(heading: str, title: str) -> bool:
+    """Whether the page's first heading is its ``<title>``, alone or before the site's name ("What Is Ownership?"
+    for mdBook's "What is Ownership? - The Rust Programming Language")."""
+    head, rest = heading.casefold(), title.casefold()
+    return bool(head) and rest.startswith(head) and (
+        len(rest) == len(head) or rest[len(head):].startswith(_TITLE_TAILS))
 
 
 def _hidden(el: etree._Element, skip: frozenset[etree._Element]) -> bool:
@@ -261,7 +286,8 @@ def walk_sections(
         first = next((h for h in main.iter(*HEADINGS) if not _hidden(h, skip)), None)
         first_text = _chrome_free_text(first) if first is not None else ""
         page_title = html_title or first_text
-        if first is not None and first_text == page_title:
+        if first is not None and _names_page(first_text, page_title):
+            page_title = first_text
             title_h1 = first  # the page starts at a lower heading that repeats the title
     preamble = _Open(None, [], page_title, 1, "heading", (page_title,))
     opened: list[_Open] = []
@@ -383,6 +409,8 @@ def walk_sections(
             continue
         if tag == "a" and el.get("name"):
             cur.inner.append(el.get("name"))
+        if tag == "a" and el.get("href"):
+            cur.linked += len("".join(_chrome_free_parts(el).split()))
         if action == _INLINE:
             if el.text:
                 cur.inline.append(el.text)
@@ -445,6 +473,13 @@ def _finish(opened: list[_Open], preamble: _Open, page_title: str) -> tuple[tupl
     )
     api = sum(1 for s in opened if s.kind == "api" and s.sig)
     return out, page_title, api, len(headings)
+
+
+def _is_link_list(section: _Open) -> bool:
+    """Whether the section's text is mostly link text (a table of contents, a list of pages): it answers nothing
+    but the prose that introduces it; its anchor stays valid (see :data:`LINK_LIST_SHARE`)."""
+    chars = sum(len("".join(block.split())) for block, _ in section.blocks)
+    return chars >= LINK_LIST_MIN_CHARS and section.linked >= LINK_LIST_SHARE * chars
 
 
 def _unique(items: Iterable[str]) -> tuple[str, ...]:

@@ -182,6 +182,7 @@ class AnchorMap:
     pages: dict[str, Page] = field(default_factory=dict)
     renames: list[Rename] = field(default_factory=list)
     version: int = FORMAT_VERSION
+    extractor: int = 0  # crawlers.extract.EXTRACTOR_VERSION of the crawl that wrote it (0: older than the field)
     _alias_index: dict[str, str] = field(default_factory=dict, repr=False)
     _anchor_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
 
@@ -248,6 +249,7 @@ class AnchorMap:
             "site": self.site,
             "base_url": self.base_url,
             "crawled_at": self.crawled_at,
+            "extractor": self.extractor,
             "pages": {url: self.pages[url].to_json() for url in sorted(self.pages)},
             "renames": [
                 r.to_json()
@@ -268,6 +270,7 @@ class AnchorMap:
             site=data["site"],
             base_url=data["base_url"],
             crawled_at=data.get("crawled_at", ""),
+            extractor=int(data.get("extractor", 0)),
             pages=pages,
             renames=[Rename.from_json(r) for r in data.get("renames", ())],
         )

@@ -20,7 +20,7 @@ import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
@@ -80,6 +80,36 @@ def build_page(
         for s in ex.sections
     ]
     return page, texts
+
+
+# A page of at least AGGREGATE_MIN_SECTIONS sections of text, of which at least AGGREGATE_SHARE also stand on at least
+# AGGREGATE_SOURCES other pages of the site, is an all-in-one copy of them (Node's all.html, a Sphinx singlehtml):
+# its anchors are valid, its texts are not indexed, and a link is better made to the page the section comes from.
+AGGREGATE_MIN_SECTIONS = 5
+AGGREGATE_SHARE = 0.8
+AGGREGATE_SOURCES = 3
+AGGREGATE_MIN_WORDS = 20  # shorter texts ("See gitmailmap(5).") are alike by chance
+
+
+def aggregate_pages(texts: Sequence[SectionText]) -> frozenset[str]:
+    """URLs of the pages that copy the sections of several other pages (see :data:`AGGREGATE_SHARE`)."""
+    where: dict[str, set[str]] = {}
+    keys: dict[str, set[str]] = {}
+    for t in texts:
+        words = t.text.split()
+        if len(words) < AGGREGATE_MIN_WORDS:
+            continue
+        key = hashlib.sha1(" ".join(words).encode()).hexdigest()
+        where.setdefault(key, set()).add(t.url)
+        keys.setdefault(t.url, set()).add(key)
+    found = set()
+    for url, own in keys.items():
+        copied = [k for k in own if len(where[k]) > 1]
+        sources = set().union(*(where[k] for k in copied)) - {url} if copied else set()
+        if len(own) >= AGGREGATE_MIN_SECTIONS and len(copied) >= AGGREGATE_SHARE * len(own) \
+                and len(sources) >= AGGREGATE_SOURCES:
+            found.add(url)
+    return frozenset(found)
 
 
 @dataclass(slots=True)

@@ -290,8 +290,11 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
 
 
 def _opening(source: Source, candidates: Sequence[_Unit]) -> tuple[str, list[_Unit]]:
-    """The first two sentences of the section that may be facts, else its lead paragraph or code block."""
+    """The first two sentences of the section that may be facts (none that ends in ':'), else its lead paragraph or
+    code block."""
     opening = [u for u in candidates if u.n == source.n and not u.code][:2]
+    while opening and opening[-1].text.rstrip().endswith(":"):  # an introduction without what it introduces
+        opening.pop()
     if opening:
         return " ".join(_clip(u.text) for u in opening), opening
     return lead(source), []

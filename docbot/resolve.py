@@ -106,6 +106,8 @@ class Resolver:
         if site not in self._symbols:
             table: dict[str, list[tuple[int, str, str | None]]] = {}
             for page in self.maps[site].pages.values():
+                if page.source_type == "Other":  # an index, a table of contents, an all-in-one copy: never the definition
+                    continue
                 owner = _page_symbol(page.title)
                 for section in page.sections:
                     api = section.kind == "api"

@@ -10,6 +10,7 @@ import respx
 
 from crawlers.crawl import CrawlConfig, crawl_site
 from crawlers.errors import CrawlRefused
+from crawlers.extract import EXTRACTOR_VERSION
 from crawlers.model import AnchorMap, load_section_texts, map_path
 from tests.crawlers.test_crawl_loop import BASE, HTML, page, run_crawl, site
 
@@ -49,6 +50,17 @@ def test_unchanged_recrawl_is_all_304_and_keeps_texts() -> None:
     second.map.crawled_at = first.map.crawled_at
     assert second.map.dumps() == first.map.dumps()
     assert second.report.pages_added == () and second.report.pages_removed == ()
+
+
+def test_a_map_written_by_another_extractor_version_is_parsed_again_then_trusted() -> None:
+    first = run_crawl(conditional_site(pages()))
+    assert first.map.extractor == EXTRACTOR_VERSION
+    first.map.extractor = EXTRACTOR_VERSION - 1  # as an older docbot wrote it
+    upgraded = run_crawl(conditional_site(pages()), first.map, first.texts)
+    assert upgraded.stats.not_modified == 0 and upgraded.stats.fetched == len(first.map.pages)
+    assert upgraded.map.extractor == EXTRACTOR_VERSION
+    again = run_crawl(conditional_site(pages()), upgraded.map, upgraded.texts)
+    assert again.stats.not_modified == len(first.map.pages) and again.stats.fetched == 0
 
 
 def test_timeout_keeps_last_known_good_entry_flagged_stale() -> None:

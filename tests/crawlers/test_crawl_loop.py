@@ -201,3 +201,33 @@ def test_a_page_nested_past_the_parser_limit_is_counted_in_the_report() -> None:
     deep = "<div>" * 300 + '<h2 id="deep">Deep</h2>' + "</div>" * 300
     result = run_crawl(site({"index.html": page("Home", '<a href="deep.html">d</a>'), "deep.html": page("Deep", deep)}))
     assert result.report.errors == {"too_deep": 1} and result.report.error_samples["too_deep"] == (BASE + "deep.html",)
+
+
+def test_an_all_in_one_copy_of_other_pages_keeps_its_anchors_but_not_its_texts() -> None:
+    topics = {f"t{i}.html": (f"Topic {i}", f"Topic {i} explains how the module number {i} reads its configuration "
+                                           f"file, which options it accepts and what it does when one is missing.")
+              for i in range(6)}
+    copy = "".join(f'<h2 id="all-{n[:-5]}-s">{title} setup</h2><p>{text}</p>' for n, (title, text) in topics.items())
+    router = site({
+        "index.html": page("Home", "".join(f'<a href="{n}">x</a>' for n in topics) + '<a href="all.html">all</a>'),
+        **{n: page(title, f'<h2 id="{n[:-5]}-s">{title} setup</h2><p>{text}</p>') for n, (title, text) in topics.items()},
+        "all.html": page("All", copy),
+    })
+    result = run_crawl(router)
+    everything = result.map.pages[BASE + "all.html"]
+    assert everything.source_type == "Other" and "all-t2-s" in everything.anchors  # links to it still resolve
+    assert all(t.url != BASE + "all.html" for t in result.texts)
+    assert {t.url for t in result.texts if "module number 2" in t.text} == {BASE + "t2.html"}
+    assert result.map.pages[BASE + "t2.html"].source_type != "Other"
+
+
+def test_pages_that_share_a_few_sections_are_not_copies() -> None:
+    shared = "<h2 id=\"note\">Note</h2><p>" + "Every command reads the same configuration file before it starts. " * 3 + "</p>"
+    router = site({
+        "index.html": page("Home", "".join(f'<a href="c{i}.html">x</a>' for i in range(4))),
+        **{f"c{i}.html": page(f"Command {i}", shared + f'<h2 id="use{i}">Usage</h2><p>Command {i} copies files '
+                              f"from one directory to another and reports how many it copied in the end.</p>")
+           for i in range(4)},
+    })
+    result = run_crawl(router)
+    assert all(p.source_type != "Other" for p in result.map.pages.values())

@@ -376,3 +376,27 @@ def test_a_site_name_heading_over_every_page_is_not_the_page_title() -> None:
     assert ex.title == "Model field reference"
     assert _by_anchor(ex, "null").path == ("Model field reference", "null")
     assert all("Django 3.2 documentation" not in s.path for s in ex.sections)
+
+
+def test_a_table_of_contents_section_keeps_its_anchor_and_only_its_prose() -> None:
+    toc = "".join(f'<li><a href="#part-{i}">Part {i}: configuring the reader and the writer</a></li>' for i in range(12))
+    html = ("<html><body><main>"
+            f'<header><h1 id="site">Example Docs v2 documentation</h1><ul>{toc}</ul></header>'
+            f'<h2 id="guide">User guide</h2><p>This part of the documentation explains each component in turn.</p>'
+            f"<ul>{toc}</ul>"
+            '<h2 id="part-1">Part 1</h2><p>The reader opens the file and yields one <a href="api.html#read">record</a> '
+            "at a time; see <a href=\"api.html\">the API</a> for every option.</p>"
+            "</main></body></html>")
+    sections = {s.anchor: s for s in extract(html, "http://docs.test/guide.html").sections}
+    assert sections["site"].text == ""  # the header's table of contents: no answer, anchor kept
+    assert sections["guide"].text == "This part of the documentation explains each component in turn."
+    assert "yields one record at a time" in sections["part-1"].text  # prose with a few links is untouched
+
+
+def test_a_page_without_an_h1_is_named_by_its_first_heading_not_by_title_and_site_name() -> None:
+    html = ("<html><head><title>What is Ownership? - The Example Book</title></head><body><main>"
+            '<h2 id="what-is-ownership">What Is Ownership?</h2><p>Ownership is a set of rules.</p>'
+            '<h3 id="rules">Ownership Rules</h3><p>Each value has an owner.</p></main></body></html>')
+    ex = extract(html, "http://docs.test/ch04.html")
+    assert ex.title == "What Is Ownership?"
+    assert [s.path for s in ex.sections] == [("What Is Ownership?",), ("What Is Ownership?", "Ownership Rules")]

@@ -95,3 +95,12 @@ def test_a_method_named_with_its_class_resolves_on_javadoc_and_doxygen_pages() -
     assert java[0].deep_url == "http://docs.test/BooleanUtils.html#toBoolean(java.lang.String)" and java[0].strong
     cpp = r.resolve("Is Json::Value::size constant time?", ["demo"])
     assert cpp[0].deep_url == "http://docs.test/class_json_1_1_value.html#a0b1"
+
+
+def test_an_api_name_resolves_to_its_own_page_not_an_all_in_one_copy_or_an_index() -> None:
+    from ask_fakes import SECTIONS
+
+    copy = ("all.html", "all_app.App.route", "App.route()", ("All", "App.route()"), "api", "Other", "Register a rule.")
+    amap = make_map(sections=(copy, *SECTIONS))  # "Other": crawled as an all-in-one copy (or an index) of the site
+    targets = Resolver({"demo": amap}, make_validator()).resolve("What does App.route do?", ["demo"])
+    assert [t.deep_url for t in targets] == ["http://docs.test/api.html#app.App.route"]
