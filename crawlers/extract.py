@@ -48,8 +48,8 @@ CHROME_CLASSES = frozenset(
     theme-edit-this-page edit-this-page edit-page theme-doc-toc-mobile theme-doc-breadcrumbs
     pagination-nav rst-footer-buttons sourcelink this-page-menu navheader navfooter table-of-contents
     theme-doc-toc-desktop topNav bottomNav subNav rightside srclink hideme
-    listing_lines linenos lineno footer navpath""".split()  # line-number columns; Doxygen's footer and path bar
-)
+    listing_lines linenos lineno footer navpath nav-panel""".split()  # line-number columns; Doxygen's footer and
+)  # path bar; Texinfo 7's node navigation
 ANCHOR_LINK_CLASSES = frozenset({"anchor", "anchor-link", "toc-anchor", "header-anchor"})
 BODY_CHROME_TAGS = frozenset({"header", "aside"})
 _MAIN_PRIORITY = ("role", "main", "main-content", "body", "article", "md-content", "content", "document", "contents")
@@ -100,7 +100,7 @@ class Extracted:
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
 # of a map written by another version parses every page again instead of trusting "304 Not Modified".
-EXTRACTOR_VERSION = 2
+EXTRACTOR_VERSION = 3
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
@@ -108,6 +108,8 @@ EXTRACTOR_VERSION = 2
 # set's and our unseen sites' questions at most 0.14.
 NAVIGATION_LINK_SHARE = 0.5
 NAVIGATION_MIN_CHARS = 200  # below this a page is too short to judge
+TOC_MIN_CHARS = 200  # an element marked as the main region that is this long ...
+TOC_LINK_SHARE = 0.85  # ... and at least this share link text is a table of contents, not the page
 MAX_DEPTH = 256  # libxml2's nesting limit without huge_tree (kept off: it also caps memory on hostile pages)
 _EMPTY = Extracted(title="", anchors=frozenset(), sections=(), links=(), source_type_hint=None)
 _local = threading.local()
@@ -291,6 +293,14 @@ def _join_in(directory: str, ref: str) -> str:
     return urljoin(directory, ref)
 
 
+def _table_of_contents(el: etree._Element) -> bool:
+    """Mostly links, within the page or not: Texinfo's ``div.contents`` is its table of contents, where Doxygen's
+    holds the page."""
+    total = len("".join("".join(el.itertext()).split()))
+    linked = sum(len("".join("".join(a.itertext()).split())) for a in el.iter("a") if a.get("href"))
+    return total >= TOC_MIN_CHARS and linked >= TOC_LINK_SHARE * total
+
+
 def _main_region(root: etree._Element) -> tuple[etree._Element, bool]:
     """The element holding the page's own content, and whether that is just ``<body>``."""
     best: tuple[int, etree._Element] | None = None
@@ -322,7 +332,7 @@ def _main_region(root: etree._Element) -> tuple[etree._Element, bool]:
         else:
             continue
         rank = _MAIN_PRIORITY.index(key)
-        if best is None or rank < best[0]:
+        if (best is None or rank < best[0]) and not (key == "contents" and _table_of_contents(el)):
             best = (rank, el)
             if rank == 0:
                 break
@@ -346,6 +356,9 @@ _VERDICTS: dict[str, int] = {}  # class attribute → verdict; class strings rep
 MAX_VERDICTS = 50_000
 
 
+_NODE_LINKS = etree.XPath("boolean(.//a[@rel='next' or @rel='prev' or @rel='up'])")
+
+
 def is_chrome(el: etree._Element) -> bool:
     """Navigation, sidebars, permalink glyphs and "edit this page" links."""
     tag = el.tag
@@ -357,6 +370,8 @@ def is_chrome(el: etree._Element) -> bool:
     cls = el.get("class")
     if not cls:
         return False
+    if cls == "header" and _NODE_LINKS(el):  # Texinfo's "Next: …, Up: …" over every node (Doxygen's header is its title)
+        return True
     verdict = _VERDICTS.get(cls)
     if verdict is None:
         verdict = _class_verdict(cls)

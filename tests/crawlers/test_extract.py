@@ -400,3 +400,29 @@ def test_a_page_without_an_h1_is_named_by_its_first_heading_not_by_title_and_sit
     ex = extract(html, "http://docs.test/ch04.html")
     assert ex.title == "What Is Ownership?"
     assert [s.path for s in ex.sections] == [("What Is Ownership?",), ("What Is Ownership?", "Ownership Rules")]
+
+
+TEXINFO = """<html><head><title>Shell Manual</title></head><body>
+<h1 class="settitle">Shell Manual</h1>
+<div class="top" id="Top"><div class="header"><p>Next: <a href="#Quoting" rel="next">Quoting</a>,
+Up: <a href="dir.html#Top" rel="up">(dir)</a></p></div>
+<span id="Shell-Features-1"></span><h1 class="top">Shell Features</h1>
+<p>This manual describes the features of the shell.</p>
+<div class="Contents_element" id="SEC_Contents"><h2 class="contents-heading">Table of Contents</h2>
+<div class="contents"><ul>""" + "".join(
+    f'<li><a id="toc-{n}-1" href="#{n}">{i} {n} and everything the chapter explains about it</a></li>'
+    for i, n in enumerate(["Quoting", "Expansions", "Redirections", "Functions", "Aliases", "Arrays", "Jobs"],
+                          start=1)) + """</ul></div></div>
+<div class="chapter" id="Quoting"><div class="header"><p>Next: <a href="#Expansions" rel="next">Expansions</a>,
+Up: <a href="#Top" rel="up">Shell Features</a></p></div>
+<span id="Quoting-1"></span><h2 class="chapter">1 Quoting</h2>
+<p>Quoting removes the special meaning of characters to the shell.</p></div>
+</div></body></html>"""
+
+
+def test_texinfo_the_table_of_contents_is_not_the_page_and_node_navigation_is_chrome() -> None:
+    ex = extract(TEXINFO, "http://docs.test/manual.html")
+    quoting = next(s for s in ex.sections if s.title == "1 Quoting")
+    assert quoting.anchor == "Quoting" and "Quoting-1" in quoting.aliases  # the id the manual's own links use
+    assert quoting.text == "Quoting removes the special meaning of characters to the shell."  # no "Next: …, Up: …"
+    assert any(s.text.startswith("This manual describes") for s in ex.sections)
