@@ -202,8 +202,8 @@ def _resolve_heading(
     for _ in range(MAX_WRAPPER_CLIMB):
         blocked = False
         for sib in node.itersiblings(preceding=True):
-            if not isinstance(sib.tag, str) or is_chrome(sib):
-                continue
+            if not isinstance(sib.tag, str) or is_chrome(sib) or "sidebar" in (sib.get("class") or ""):
+                continue  # an empty sidebar (Qt's, filled by script) is no marker of the heading after it
             if (sib.tail or "").strip() or not _is_marker(sib):
                 blocked = True
                 break

@@ -426,3 +426,12 @@ def test_texinfo_the_table_of_contents_is_not_the_page_and_node_navigation_is_ch
     assert quoting.anchor == "Quoting" and "Quoting-1" in quoting.aliases  # the id the manual's own links use
     assert quoting.text == "Quoting removes the special meaning of characters to the shell."  # no "Next: …, Up: …"
     assert any(s.text.startswith("This manual describes") for s in ex.sections)
+
+
+def test_an_empty_sidebar_before_the_title_lends_it_no_anchor() -> None:
+    html = ('<html><body><div class="main"><div class="sidebar"><div class="sidebar-content" id="sidebar-content">'
+            '</div></div><h1 class="title">Timers</h1><p>QObject provides the basic timer support.</p>'
+            '<h2 id="accuracy">Accuracy</h2><p>Timers are as accurate as the operating system allows.</p></div>'
+            '</body></html>')
+    sections = extract(html, "http://docs.test/timers.html").sections
+    assert [(s.anchor, s.title) for s in sections] == [(None, "Timers"), ("accuracy", "Accuracy")]
