@@ -129,6 +129,8 @@ class Resolver:
         if site not in self._titles:
             table: dict[str, list[tuple[str, str | None]]] = {}
             for page in self.maps[site].pages.values():
+                if page.source_type == "Other":  # as for symbols: a copy or an index is not where a title lives
+                    continue
                 entries = [(page.title, None)] + [(section.title, section.anchor) for section in page.sections]
                 for title, anchor in entries:
                     key = " ".join(title.lower().split())

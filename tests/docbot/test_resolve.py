@@ -104,3 +104,14 @@ def test_an_api_name_resolves_to_its_own_page_not_an_all_in_one_copy_or_an_index
     amap = make_map(sections=(copy, *SECTIONS))  # "Other": crawled as an all-in-one copy (or an index) of the site
     targets = Resolver({"demo": amap}, make_validator()).resolve("What does App.route do?", ["demo"])
     assert [t.deep_url for t in targets] == ["http://docs.test/api.html#app.App.route"]
+
+
+def test_a_quoted_title_resolves_to_its_own_page_not_an_all_in_one_copy() -> None:
+    from ask_fakes import SECTIONS
+
+    copy = ("all.html", "all_logging-requests", "Logging Requests", ("All", "Logging Requests"), "heading", "Other",
+            "Use the before_request hook.")
+    amap = make_map(sections=(copy, *SECTIONS))
+    targets = Resolver({"demo": amap}, make_validator()).resolve('In the "Logging Requests" part, what hook is used?',
+                                                                 ["demo"])
+    assert [t.deep_url for t in targets] == ["http://docs.test/guide.html#logging-requests"]
