@@ -410,7 +410,7 @@ def walk_sections(
         if tag == "a" and el.get("name"):
             cur.inner.append(el.get("name"))
         if tag == "a" and el.get("href"):
-            cur.linked += len("".join(_chrome_free_parts(el).split()))
+            cur.linked += len("".join(text_of(el).split()))
         if action == _INLINE:
             if el.text:
                 cur.inline.append(el.text)
