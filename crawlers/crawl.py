@@ -324,6 +324,9 @@ class _Crawl:
                 self.keep_previous(prev, set(), stale=False)
 
     def result(self, crawled_at: str, duration: float, previous_texts: Sequence[SectionText]) -> CrawlResult:
+        texts = [t for url in sorted(self.pages) for t in self.texts.get(url, ())]
+        copies = aggregate_pages(texts)  # all-in-one copies of other pages: valid anchors, no texts to index
+        texts = [t for t in texts if t.url not in copies]
         pages = {}
         for url in sorted(self.pages):
             page = self.pages[url]
@@ -332,15 +335,10 @@ class _Crawl:
             if extra:
                 aliases.add(extra)
             aliases.discard(url)
-            pages[url] = dataclasses.replace(page, aliases=tuple(sorted(aliases)))
+            pages[url] = dataclasses.replace(page, aliases=tuple(sorted(aliases)),
+                                             source_type="Other" if url in copies else page.source_type)
         new_map = AnchorMap(site=self.config.site, base_url=self.config.start_url,
                             crawled_at=crawled_at, pages=pages, extractor=EXTRACTOR_VERSION)
-        texts = [t for url in sorted(pages) for t in self.texts.get(url, ())]
-        copies = aggregate_pages(texts)
-        if copies:  # all-in-one copies of other pages: valid anchors, no texts to index (like navigation pages)
-            for url in copies:
-                pages[url] = dataclasses.replace(pages[url], source_type="Other")
-            texts = [t for t in texts if t.url not in copies]
         d = diff_maps(self.previous, new_map, previous_texts, texts)
         new_map.renames = merge_renames(self.previous, d.renames)
         report = ChangeReport(

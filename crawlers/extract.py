@@ -108,8 +108,12 @@ EXTRACTOR_VERSION = 4
 # set's and our unseen sites' questions at most 0.14.
 NAVIGATION_LINK_SHARE = 0.5
 NAVIGATION_MIN_CHARS = 200  # below this a page is too short to judge
-TOC_MIN_CHARS = 200  # an element marked as the main region that is this long ...
-TOC_LINK_SHARE = 0.85  # ... and at least this share link text is a table of contents, not the page
+# An element at least this long (characters, whitespace not counted) whose text is at least this share link text,
+# within the page or not, is a list of links: as the main region, a table of contents and not the page (Texinfo's
+# div.contents); as a section, a page's table of contents in its header or a list of sub-pages, which keeps only
+# its prose (crawlers.extract_sections).
+LINK_LIST_MIN_CHARS = 200
+LINK_LIST_SHARE = 0.85
 MAX_DEPTH = 256  # libxml2's nesting limit without huge_tree (kept off: it also caps memory on hostile pages)
 _EMPTY = Extracted(title="", anchors=frozenset(), sections=(), links=(), source_type_hint=None)
 _local = threading.local()
@@ -237,11 +241,12 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
     )
 
 
-def link_text(el: etree._Element) -> tuple[int, int]:
-    """(characters of text in ``el``, of them inside links to other pages), whitespace not counted."""
+def link_text(el: etree._Element, within_page: bool = False) -> tuple[int, int]:
+    """(characters of text in ``el``, of them inside links to other pages, or to any place with ``within_page``),
+    whitespace not counted."""
     total = len("".join("".join(el.itertext()).split()))
     linked = sum(len("".join("".join(a.itertext()).split())) for a in el.iter("a")
-                 if not (a.get("href") or "#").startswith("#"))
+                 if a.get("href") and (within_page or not a.get("href", "").startswith("#")))
     return total, linked
 
 
@@ -294,11 +299,10 @@ def _join_in(directory: str, ref: str) -> str:
 
 
 def _table_of_contents(el: etree._Element) -> bool:
-    """Mostly links, within the page or not: Texinfo's ``div.contents`` is its table of contents, where Doxygen's
-    holds the page."""
-    total = len("".join("".join(el.itertext()).split()))
-    linked = sum(len("".join("".join(a.itertext()).split())) for a in el.iter("a") if a.get("href"))
-    return total >= TOC_MIN_CHARS and linked >= TOC_LINK_SHARE * total
+    """A list of links (see :data:`LINK_LIST_SHARE`): Texinfo's ``div.contents`` is its table of contents, where
+    Doxygen's holds the page."""
+    total, linked = link_text(el, within_page=True)
+    return total >= LINK_LIST_MIN_CHARS and linked >= LINK_LIST_SHARE * total
 
 
 def _main_region(root: etree._Element) -> tuple[etree._Element, bool]:

@@ -19,6 +19,8 @@ from crawlers.extract import (
     BLOCKS,
     CALLABLE_DL,
     HEADINGS,
+    LINK_LIST_MIN_CHARS,
+    LINK_LIST_SHARE,
     MAX_API_TITLE,
     MAX_SECTION_CHARS,
     MAX_SECTIONS,
@@ -35,11 +37,6 @@ from crawlers.extract import (
 MAX_WRAPPER_CLIMB = 5  # DocBook puts h2 four levels below div.sect1[id]
 NOTE_DL = frozenset({"footnote", "citation", "field-list"})
 _TITLE_TAILS = (" - ", " — ", " – ", " | ", " · ", " :: ", ": ")  # what separates a page's name from the site's
-# A section at least this long (characters, whitespace not counted) whose text is at least this share link text is a
-# list of links (a page's table of contents in its header, a list of sub-pages): crawlers.extract's rule for whole
-# pages, for one section, counting links within the page too.
-LINK_LIST_MIN_CHARS = 200
-LINK_LIST_SHARE = 0.85
 LINK_LIST_PROSE_WORDS = 5  # what such a section keeps: its sentences of prose, not its links
 API_HEADING_CLASSES = frozenset({"code-header", "memtitle", "method", "fn", "impl"})
 # Boxes whose heading titles the box, not a section: DocBook writes <div class="note"><h3 class="title">Note</h3>.

@@ -101,13 +101,16 @@ class Resolver:
         self._symbols: dict[str, dict[str, list[tuple[int, str, str | None]]]] = {}
         self._titles: dict[str, dict[str, list[tuple[str, str | None]]]] = {}
 
+    def _defining_pages(self, site: str) -> list[Page]:
+        """The pages an API name or a quoted title may name: not an index, a table of contents or an all-in-one
+        copy of other pages (the crawler's "Other")."""
+        return [page for page in self.maps[site].pages.values() if page.source_type != "Other"]
+
     def _symbol_table(self, site: str) -> dict[str, list[tuple[int, str, str | None]]]:
         """name suffix → [(specificity, page url, anchor)] for API entries and identifier-like headings."""
         if site not in self._symbols:
             table: dict[str, list[tuple[int, str, str | None]]] = {}
-            for page in self.maps[site].pages.values():
-                if page.source_type == "Other":  # an index, a table of contents, an all-in-one copy: never the definition
-                    continue
+            for page in self._defining_pages(site):
                 owner = _page_symbol(page.title)
                 for section in page.sections:
                     api = section.kind == "api"
@@ -128,9 +131,7 @@ class Resolver:
     def _title_table(self, site: str) -> dict[str, list[tuple[str, str | None]]]:
         if site not in self._titles:
             table: dict[str, list[tuple[str, str | None]]] = {}
-            for page in self.maps[site].pages.values():
-                if page.source_type == "Other":  # as for symbols: a copy or an index is not where a title lives
-                    continue
+            for page in self._defining_pages(site):
                 entries = [(page.title, None)] + [(section.title, section.anchor) for section in page.sections]
                 for title, anchor in entries:
                     key = " ".join(title.lower().split())
