@@ -5,7 +5,9 @@ item, or a code block); units that cannot be an answer (questions, heading echoe
 navigation, signatures and labels) are never candidates. The rest are scored by how much
 of the question's weight they carry (question words rare among the candidates count
 more), how relevant their section is (its rank, and the question's words in its title),
-and a lead bonus (a section's first sentence often defines it). Facts are then picked
+a lead bonus (a section's first sentence often defines it), and, when an embedding model is at hand,
+how close the unit's meaning is to the question's (the cosine of their vectors: "my new Mac" meets
+"macOS Monterey", "the session doesn't keep it" meets "not persisted across requests"). Facts are then picked
 greedily: each pick halves the weight of the question words it covered, so the next
 covers another part of the question. When the question tells a story before it asks ("Our app
 runs behind a load balancer… How do I make the pool test connections?"), the words of the
@@ -17,6 +19,7 @@ colon that introduces nothing. When nothing qualifies, a section's lead is the f
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -25,6 +28,8 @@ from typing import Protocol
 
 from docbot.chunk import split_blocks
 from docbot.lexical import tokenize
+
+log = logging.getLogger(__name__)
 
 MIN_FACTS = 3
 MAX_FACTS = 7
@@ -41,8 +46,14 @@ FOLLOW_BONUS = 0.15  # for the sentence right after a picked one
 RANK_DECAY = 0.35  # source n weighs 1 / (1 + RANK_DECAY * (n - 1)), plus its title's share of the question
 TITLE_WEIGHT = 0.5  # how much the question's words in a section's title add to its relevance
 STOP_SHARE = 0.2  # past MIN_FACTS, a fact scoring below this share of the best one is not worth its words
-LEAD_WORDS = 60  # the fallback fact: this much of a section's lead
+LEAD_WORDS = 60
+TERM_WORDS = 4  # a paragraph this short, without a sentence's end, names what the next paragraph describes
+TERM_CHARS = 60
+MAX_TERMS = 3  # "-u", "--include-untracked", "--no-include-untracked"; more in a row are a table's cells  # the fallback fact: this much of a section's lead
 ASK_WEIGHT = 2.0  # the words of the sentence that asks weigh this much more than the story around it
+DENSE_WEIGHT = 0.5  # a unit's cosine to the question, added to its share of the question's words
+DENSE_UNITS = 32  # prose units embedded per answer: those that share the most of the question's words
+DENSE_CHARS = 300  # what of a unit is embedded
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
@@ -52,6 +63,10 @@ _NAVIGATION = re.compile(
     r"show source|edit on github|this page|related topics|go to|skip to|jump to|on this page)\b", re.I)
 _NAV_MARKS = re.compile(r"[«»←→↑]|\s\|\s")
 _VERSION_NOTE = re.compile(r"^(new|changed|added|deprecated|removed)( in| since)? (version|release) [\w.]+\.?$", re.I)
+
+
+# Cosines of texts to the question (an embedding model's); ``None`` scores by words alone.
+Similarity = Callable[[Sequence[str]], Sequence[float]]
 
 
 class Source(Protocol):
@@ -87,19 +102,46 @@ class _Unit:
     lead_in: bool = False  # ends in ':' right before a code block
 
 
+def _term(block: str) -> bool:
+    """A paragraph that only names what the next one describes: a definition list's term ("-u",
+    "--include-untracked", "SESSION_COOKIE_SECURE"), an admonition's title ("Note")."""
+    flat = " ".join(block.split())
+    if _SIGNATURE.match(flat):  # an API entry's signature: its description stands on its own
+        return False
+    return 0 < len(flat) <= TERM_CHARS and len(flat.split()) <= TERM_WORDS and not flat.endswith((".", "!", "?", ":", ";", ","))
+
+
 def units(text: str) -> list[tuple[str, bool, bool]]:
-    """(text, is_code, is_list_item) in document order."""
+    """(text, is_code, is_list_item) in document order. The terms a description follows (a definition list's
+    "-u" and "--include-untracked") open its first sentence ("-u, --include-untracked: When used with…"): cut
+    off from them, the description does not say what it describes."""
     out: list[tuple[str, bool, bool]] = []
+    terms: list[str] = []
     for block in split_blocks(text):
         if _FENCE.match(block):
+            out.extend((t, False, False) for t in terms)
+            terms = []
             out.append((block, True, False))
             continue
         lines = block.splitlines()
         if any(_ITEM.match(line) for line in lines):
+            out.extend((t, False, False) for t in terms)
+            terms = []
             out.extend((_ITEM.sub("", line).strip(), False, bool(_ITEM.match(line))) for line in lines if line.strip())
             continue
         flat = " ".join(block.split())
-        out.extend((s.strip(), False, False) for s in _SENTENCE.split(flat) if s.strip())
+        introduced = bool(out) and not out[-1][1] and out[-1][0].endswith(":")  # what a colon introduces is no term
+        if _term(flat) and not (introduced and not terms):
+            terms.append(flat)
+            continue
+        sentences = [s.strip() for s in _SENTENCE.split(flat) if s.strip()]
+        if terms and sentences and len(terms) <= MAX_TERMS:  # more short lines in a row are a table's cells
+            sentences[0] = f"{', '.join(terms)}: {sentences[0]}"
+        else:
+            out.extend((t, False, False) for t in terms)
+        terms = []
+        out.extend((s, False, False) for s in sentences)
+    out.extend((t, False, False) for t in terms)
     return out
 
 
@@ -230,11 +272,37 @@ def _extend(chosen: _Unit, by_source: Sequence[_Unit], relevant: Callable[[_Unit
     return f"{text} " + "; ".join(_clip(i.text) for i in items), False, [chosen, *items]
 
 
+def _closeness(candidates: Sequence[_Unit], weights: dict[str, float],
+               similarity: Similarity | None) -> dict[tuple[int, int], float]:
+    """(source, position) → the unit's cosine to the question, for the :data:`DENSE_UNITS` prose units that share
+    the most of its words (embedding every unit of a long section would cost seconds); empty without a model or
+    when it fails (the words alone then decide)."""
+    if similarity is None:
+        return {}
+    total = sum(weights.values()) or 1.0
+    prose = sorted((u for u in candidates if not u.code),
+                   key=lambda u: (-sum(w for t, w in weights.items() if t in u.terms) / total, u.n, u.position))
+    chosen = prose[:DENSE_UNITS]
+    if not chosen:
+        return {}
+    try:
+        cosines = list(similarity([u.text[:DENSE_CHARS] for u in chosen]))
+    except Exception as exc:  # noqa: BLE001 - a model fault costs the answer its dense scores, not the answer
+        log.warning("compression without the embedding model: %s", exc)
+        return {}
+    if len(cosines) != len(chosen):
+        return {}
+    return {(u.n, u.position): max(0.0, float(c)) for u, c in zip(chosen, cosines)}
+
+
 def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACTS,
-             token_budget: int = TOKEN_BUDGET) -> list[Fact]:
-    """3–7 facts for ``question``, ordered by source then document position; never empty when a source has text."""
+             token_budget: int = TOKEN_BUDGET, similarity: Similarity | None = None) -> list[Fact]:
+    """3–7 facts for ``question``, ordered by source then document position; never empty when a source has text.
+
+    ``similarity`` gives the cosines of texts to the question; without it, units are scored by words alone."""
     candidates = [u for source in sources for u in _candidates(source, question)]
     weights = _weights(question, candidates)
+    close = _closeness(candidates, weights, similarity)
     titled = {s.n: _title_share(s, weights) for s in sources}
     first_prose: dict[int, int] = {}
     for u in candidates:
@@ -253,7 +321,8 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
                 and (code_ok or not (u.code or u.lead_in)) and _norm(u.text) not in seen
                 and (primary is None or u.n == primary)]  # the primary source carries the first fact
         ends = {(u.n, u.position + 1) for u in picked}
-        scored = [(_score(u, weights, titled[u.n], u.position == first_prose.get(u.n), (u.n, u.position) in ends), u)
+        scored = [(_score(u, weights, titled[u.n], u.position == first_prose.get(u.n), (u.n, u.position) in ends,
+                           close.get((u.n, u.position), 0.0)), u)
                   for u in pool]
         scored = [(s, u) for s, u in scored if s > 0]
         if not scored and primary is not None:
@@ -276,6 +345,9 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
             break
         text, code, used = _extend(unit, [u for u in candidates if u.n == unit.n and u not in picked],
                                    lambda u: bool(u.terms & positive.keys()), code_ok)
+        if not code and text.rstrip().endswith(":"):  # an introduction with nothing it introduces is not given
+            picked.extend(used)
+            continue
         if any(_norm(u.text) in seen for u in used):  # it would repeat a code block or sentence already given
             picked.extend(used)
             continue
@@ -306,11 +378,13 @@ def facts_of(question: str, sources: Sequence[Source]) -> list[Fact]:
     return sorted(attached, key=lambda f: (f.n, f.position)) if attached else compress(question, sources)
 
 
-def _score(unit: _Unit, weights: dict[str, float], titled: float, first: bool, follows: bool) -> float:
-    """Share of the question's (remaining) weight the unit holds, plus a lead bonus where the title holds it,
-    times the section's relevance: its rank, and the question's words in its title."""
+def _score(unit: _Unit, weights: dict[str, float], titled: float, first: bool, follows: bool,
+           cosine: float = 0.0) -> float:
+    """Share of the question's (remaining) weight the unit holds and its closeness in meaning (``cosine``), plus a
+    lead bonus where the title holds it, times the section's relevance: its rank, and the question's words in its
+    title."""
     total = sum(weights.values()) or 1.0
-    share = sum(w for t, w in weights.items() if t in unit.terms) / total
+    share = sum(w for t, w in weights.items() if t in unit.terms) / total + DENSE_WEIGHT * cosine
     bonus = LEAD_BONUS * titled if first else 0.0  # "What does X do?": X's section opens by saying so
     if follows and not unit.code:
         bonus += FOLLOW_BONUS  # the sentence after a fact often finishes what it started

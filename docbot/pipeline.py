@@ -17,11 +17,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+import numpy as np
+
 from crawlers.model import AnchorMap, map_path
 from docbot.answer import Answer, Reference
 from docbot.clarify import MAX_CONFIDENCE, Clarification, across_sites, within_site
 from docbot.clarify import to_json as clarification_json
-from docbot.compress import compress
+from docbot.compress import Similarity, compress
 from docbot.confidence import Calibrator, signals
 from docbot.config import Settings
 from docbot.errors import DocbotError, GenerationError
@@ -104,6 +106,23 @@ class Pipeline:
         self.calibrator = calibrator or Calibrator.load()
         self._baselines: dict[str, Evidence] = {}
         self._title_pages: dict[str, dict[str, int]] = {}  # per site: section title → pages that carry it
+
+    def _similarity(self, question: str) -> Similarity | None:
+        """Cosines of texts to ``question`` by the index's embedding model (what compression weighs besides words);
+        None when the index has no model of its own."""
+        embedder = getattr(self.index, "embedder", None)
+        if embedder is None:
+            return None
+
+        def cosines(texts: Sequence[str]) -> list[float]:
+            if not texts:
+                return []
+            q = np.asarray(embedder.embed_query(question), dtype=np.float32)
+            m = np.asarray(embedder.embed_documents(list(texts)), dtype=np.float32)
+            norms = np.linalg.norm(m, axis=1) * (np.linalg.norm(q) or 1.0)
+            return [float(c) for c in (m @ q) / np.where(norms > 0, norms, 1.0)]
+
+        return cosines
 
     @classmethod
     def from_settings(cls, settings: Settings, generator: Generator | None = None, **kwargs: Any) -> Pipeline:
@@ -283,7 +302,8 @@ class Pipeline:
         sources = [self._source(i, h) for i, h in enumerate(hits, start=1)]
         passages = [Passage(i, self.display_title(h), h.path, h.text, h.context) for i, h in enumerate(hits, start=1)]
         mark = time.perf_counter()
-        facts = compress(question, passages)  # retrieval's last step: generators see these facts, not sections
+        # retrieval's last step: generators see these facts, not sections
+        facts = compress(question, passages, similarity=self._similarity(question))
         passages = [replace(p, facts=tuple(f for f in facts if f.n == p.n)) for p in passages]
         timings["compress"] = (time.perf_counter() - mark) * 1000
         mark = time.perf_counter()

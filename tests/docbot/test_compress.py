@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from crawlers.extract import extract
-from docbot.compress import MAX_FACTS, MIN_FACTS, answerable, compress, lead
+from docbot.compress import MAX_FACTS, MIN_FACTS, answerable, compress, lead, units
 from docbot.generate import Passage
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -145,3 +145,53 @@ def test_the_sentence_that_asks_outweighs_the_story_told_before_it() -> None:
     assert compress(story, [logs], max_facts=1)[0].text.startswith("Log files rotate")
     # Asked in one sentence, the same words weigh alike: the sentence sharing more of them comes first.
     assert compress("Nightly Docker builds fill the disk, rotate logs?", [logs], max_facts=1)[0].text.startswith("Nightly")
+
+
+def test_an_option_s_description_says_which_option_it_describes() -> None:
+    # git-rebase(1)'s OPTIONS: "--onto <newbase>" is a paragraph of its own before its description.
+    texts = [text for text, code, _ in units(REBASE["OPTIONS"].text) if not code]
+    assert texts[0].startswith("--onto <newbase>: Starting point at which to create the new commits.")
+    assert not any(text == "--keep-base" for text in texts)
+    facts = compress("How do I pick the commit my branch is replayed onto?", [REBASE["OPTIONS"]])
+    assert any(f.text.startswith("--onto <newbase>: ") for f in facts)
+
+
+def test_terms_before_code_and_signatures_stay_as_they_are() -> None:
+    text = "Note\n\n```\nx = 1\n```\n\nroute(rule, **options)\n\nDecorate a view function."
+    assert units(text) == [("Note", False, False), ("```\nx = 1\n```", True, False),
+                           ("route(rule, **options)", False, False), ("Decorate a view function.", False, False)]
+    # A table's cells (more short lines in a row than an option has names) and what a colon introduces stay apart.
+    cells = "History\n\nVersion\n\nChanges\n\nv6.0.0\n\nPassing a non-string throws now."
+    assert [t for t, _, _ in units(cells)][-1] == "Passing a non-string throws now."
+    listed = "It would try to load:\n\n/usr/lib/node.js\n\nThen the next directory."
+    assert [t for t, _, _ in units(listed)] == ["It would try to load:", "/usr/lib/node.js", "Then the next directory."]
+
+
+SESSIONS = Passage(1, "Session Objects", ("Advanced Usage", "Session Objects"), (
+    "The Session object allows you to persist certain parameters across requests. It also keeps a pool of "
+    "connections to the same host. Method-level parameters are never kept across requests, even if using a "
+    "session. A session can be used as a context manager."))
+
+
+def test_a_sentence_close_in_meaning_is_chosen_though_it_shares_few_words() -> None:
+    question = "I passed cookies= on one call of my Session, but the next call doesn't send them. Why?"
+    meant = "Method-level parameters are never kept across requests, even if using a session."
+    asked: list[list[str]] = []
+
+    def similarity(texts):
+        asked.append(list(texts))
+        return [0.9 if text == meant else 0.1 for text in texts]
+
+    by_words = compress(question, [SESSIONS], max_facts=1)
+    assert not any(meant in f.text for f in by_words)
+    by_meaning = compress(question, [SESSIONS], max_facts=1, similarity=similarity)
+    assert meant in by_meaning[0].text
+    assert asked and meant in asked[0]
+
+
+def test_an_embedding_fault_leaves_the_words_to_decide() -> None:
+    def broken(texts):
+        raise RuntimeError("model unavailable")
+
+    question = "I passed cookies= on one call of my Session, but the next call doesn't send them. Why?"
+    assert compress(question, [SESSIONS], similarity=broken) == compress(question, [SESSIONS])
