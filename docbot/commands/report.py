@@ -36,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--min-refusal", type=float, help="minimum %% of out-of-scope questions refused")
     p.add_argument("--max-false-refusal", type=float, help="maximum %% of in-scope questions refused")
     p.add_argument("--min-repair", type=float, help="minimum link-repair accuracy %%")
+    p.add_argument("--min-facts", type=float,
+                   help="minimum %% of the questions' answer_facts the answers cover (a crude word-overlap rule)")
     p.add_argument("--max-ece", type=float,
                    help="maximum expected calibration error of confidence, 0-1 (held out when measured)")
     p.add_argument(
@@ -98,6 +100,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         false_refusal=args.max_false_refusal,
         repair=args.min_repair,
         ece=args.max_ece,
+        facts=args.min_facts,
     )
     pipeline = Pipeline.from_settings(settings)
     # With the index's section texts, as in the pipeline: they settle a tie between two headings.

@@ -301,6 +301,7 @@ class Thresholds:
     false_refusal: float | None = None  # maximum
     repair: float | None = None
     ece: float | None = None  # maximum expected calibration error of confidence (0-1), held out when measured
+    facts: float | None = None  # minimum % of required facts the answers cover (the crude rule of docbot.report.facts)
 
     def to_json(self) -> dict[str, float | None]:
         return {k: getattr(self, k) for k in self.__slots__}
@@ -317,6 +318,9 @@ def check_thresholds(metrics: Metrics, thresholds: Thresholds) -> list[str]:
     want = thresholds.false_refusal
     if want is not None and metrics.false_refusal is not None and metrics.false_refusal > want + 1e-9:
         failures.append(f"false_refusal {metrics.false_refusal:.1f}% is above the maximum {want:g}%")
+    covered = metrics.answers.get("facts_covered")
+    if thresholds.facts is not None and covered is not None and covered < thresholds.facts - 1e-9:
+        failures.append(f"facts covered {covered:.1f}% is below the minimum {thresholds.facts:g}%")
     return failures
 
 

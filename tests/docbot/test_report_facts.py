@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from docbot.report.facts import answer_figures, content_words, fact_covered, question_sentences, word_count
-from docbot.report.metrics import Question, QuestionResult, compute_metrics
+from docbot.report.metrics import Question, QuestionResult, Thresholds, check_thresholds, compute_metrics
 from docbot.report.render import ReportData, render_html, render_json, render_markdown
-from docbot.report.metrics import Thresholds
 
 FACT = "Set MAX_CONTENT_LENGTH in the app config to limit the upload size"
 
@@ -65,6 +64,9 @@ def test_only_answered_in_scope_questions_count_and_reports_show_it() -> None:
     assert "| all | 50.0% (1/2) |" in render_markdown(data)
     assert '"facts_covered": 50.0' in render_json(data)
     assert "<td>50.0% (1/2)</td>" in render_html(data)
+    # CI can hold the figure: below --min-facts the report fails and says by how much.
+    assert check_thresholds(metrics, Thresholds(facts=50)) == []
+    assert check_thresholds(metrics, Thresholds(facts=75)) == ["facts covered 50.0% is below the minimum 75%"]
 
 
 def test_a_see_also_title_is_not_a_selected_sentence() -> None:
