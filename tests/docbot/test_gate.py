@@ -10,6 +10,7 @@ from docbot.chunk import Chunk, content_hash
 from docbot.gate import (
     FEATURES,
     NO_HITS,
+    RATIO_FLOOR,
     UNKNOWN_TERMS,
     WEAK_EVIDENCE,
     Evidence,
@@ -97,7 +98,15 @@ def test_coverage_and_unknown_words_are_not_scaled_by_the_site() -> None:
     raw = Evidence(0.5, 0.8, math.log(3), 0.1, 7.0)
     scaled = raw.minus(Evidence(0.2, 0.3, math.log(15), 0.6, 2.0))
     assert (scaled.coverage, scaled.unknown) == (0.8, 0.1)
-    assert scaled.dense == pytest.approx(0.3) and scaled.lexical == pytest.approx(5.0)
+    assert scaled.dense == pytest.approx(0.3) and scaled.lexical == pytest.approx(math.log(7.05 / 2.05))
+
+
+def test_bm25_is_taken_relative_to_the_site_s_own_scale() -> None:
+    # IDF grows with a site's size: a small site's scores are a large site's times a smaller scale. The same
+    # question, three times as strong as the site's off-topic probes, is the same evidence on both.
+    small = Evidence(0.5, 0.5, 0.0, 0.1, 3.0 - RATIO_FLOOR).minus(Evidence(0.2, 0.1, 1.0, 0.8, 1.0 - RATIO_FLOOR))
+    large = Evidence(0.5, 0.5, 0.0, 0.1, 9.0 - RATIO_FLOOR).minus(Evidence(0.2, 0.1, 1.0, 0.8, 3.0 - RATIO_FLOOR))
+    assert small.lexical == pytest.approx(large.lexical) == pytest.approx(math.log(3))
 
 
 def test_disagreeing_retrievers_lower_relevance() -> None:
