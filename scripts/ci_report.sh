@@ -16,20 +16,20 @@ DOCBOT=.venv/bin/docbot
 EVAL_DIR="${EVAL_DIR:-../shared/eval}"
 [[ -d $EVAL_DIR ]] || EVAL_DIR=/work/shared/eval
 OUT="${REPORT_OUT:-report}"
-# Thresholds sit just under the measured values (2026-11-25, five sites, all-MiniLM-L6-v2, extractive;
-# a refused question counts as a miss). Every question figure must hold both in sample and held out
-# (each site's questions answered by a gate fitted on the other sites: the four other dev sites plus our
+# Thresholds sit just under the measured values (2026-11-25, fifth session, five sites, all-MiniLM-L6-v2,
+# extractive; a refused question counts as a miss). Every question figure must hold both in sample and held
+# out (each site's questions answered by a gate fitted on the other sites: the four other dev sites plus our
 # own questions on three large sites outside the dev set, docbot/gate_examples.jsonl, as the shipped gate
-# is). Held out: hit@3 87.2 % (82/94), hit@1 74.5 % (70/94), out-of-scope refused 53.8 % (7/13; in sample
-# 8/13), answerable refused 1.1 % (1/94), calibration error 0.05 (in sample 0.10: the calibrator is fitted
-# on all eight sites). Link repair 98.7 % (77/78). The gate gave up out-of-scope refusals on the dev set
-# (11/13 held out before) for answerable ones on large sites (13 of 64 refused before, 3 now): the README's
-# "The gate" says why. Each threshold leaves room for one question or case to flip (CPU float differences
-# can reorder near-ties); links stay 100 % valid.
+# is). In sample and held out alike: hit@3 89.4 % (84/94), hit@1 74.5 % (70/94), out-of-scope refused
+# 61.5 % (8/13), answerable refused 1.1 % (1/94); calibration error 0.05 held out (0.07 in sample: the
+# calibrator is fitted on all eight sites). Link repair 98.7 % (77/78). The gate refuses at most 2 % of the
+# answerable questions it is fitted on, which leaves near-topic out-of-scope questions answered: the
+# README's "The gate" says why. Each threshold leaves room for one question or case to flip (CPU float
+# differences can reorder near-ties); links stay 100 % valid.
 MIN_LINK_VALIDITY="${MIN_LINK_VALIDITY:-100}"
 MIN_HIT3="${MIN_HIT3:-86}"
-MIN_HIT1="${MIN_HIT1:-73}"
-MIN_REFUSAL="${MIN_REFUSAL:-46}"
+MIN_HIT1="${MIN_HIT1:-72}"
+MIN_REFUSAL="${MIN_REFUSAL:-53}"
 MAX_FALSE_REFUSAL="${MAX_FALSE_REFUSAL:-2.5}"
 MIN_REPAIR="${MIN_REPAIR:-97}"
 MAX_ECE="${MAX_ECE:-0.1}"
@@ -37,12 +37,15 @@ MAX_ECE="${MAX_ECE:-0.1}"
 # (139/174) measured 2026-11-25, fifth session, in sample and held out; a question holds 1-3 facts.
 MIN_FACTS="${MIN_FACTS:-76}"
 # The same questions asked across all five sites at once (--all-sites), as the Slack bot does when
-# no site is set; measured 2026-11-25: hit@3 86.2 %, hit@1 74.5 %, out-of-scope refused 5 of 13 (most of
-# the others are answered from another indexed site that covers them: Alembic from SQLAlchemy's docs,
-# per-IP throttling from DRF's), answerable refused 0 %. The same one-question slack.
+# no site is set; measured 2026-11-25, fifth session: hit@3 85.1 %, hit@1 73.4 %, out-of-scope refused 5 of 13
+# (most of the others are answered from another indexed site that covers them: Alembic from SQLAlchemy's
+# docs, per-IP throttling from DRF's), answerable refused 2 of 94 (Requests' "download a ~2GB file", taken to
+# Git's chunk-file format page and refused there, and SQLAlchemy's "export 20 million rows", refused on its
+# own site too). The same one-question slack.
 MIN_ALL_HIT3="${MIN_ALL_HIT3:-83}"
 MIN_ALL_HIT1="${MIN_ALL_HIT1:-70}"
 MIN_ALL_REFUSAL="${MIN_ALL_REFUSAL:-30}"
+MAX_ALL_FALSE_REFUSAL="${MAX_ALL_FALSE_REFUSAL:-3.5}"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/docbot-report.XXXXXX")
 SERVER=""
@@ -95,7 +98,7 @@ $DOCBOT report --all-sites \
   --questions "$EVAL_DIR/dev_questions.jsonl" \
   --out "$OUT/all-sites" \
   --min-link-validity "$MIN_LINK_VALIDITY" --min-hit3 "$MIN_ALL_HIT3" --min-hit1 "$MIN_ALL_HIT1" \
-  --min-refusal "$MIN_ALL_REFUSAL" --max-false-refusal "$MAX_FALSE_REFUSAL" \
+  --min-refusal "$MIN_ALL_REFUSAL" --max-false-refusal "$MAX_ALL_FALSE_REFUSAL" \
   "$@" | sed -n '1,13p' || status=$?  # the headline table; sed reads to the end, so no SIGPIPE
 echo "ci_report: report in $OUT/ (report.md, report.json, report.html; all-sites/ for the questions asked" \
   "across all sites); total $(( $(date +%s) - start ))s; exit $status"
