@@ -106,8 +106,8 @@ def _term(block: str) -> bool:
     """A paragraph that only names what the next one describes: a definition list's term ("-u",
     "--include-untracked", "SESSION_COOKIE_SECURE"), an admonition's title ("Note")."""
     flat = " ".join(block.split())
-    if _SIGNATURE.match(flat):  # an API entry's signature: its description stands on its own
-        return False
+    if _SIGNATURE.match(flat) or ": " in flat:  # an API entry's signature, a "label: value" line ("Source code:
+        return False  # Lib/json/__init__.py"): what follows stands on its own
     return 0 < len(flat) <= TERM_CHARS and len(flat.split()) <= TERM_WORDS and not flat.endswith((".", "!", "?", ":", ";", ","))
 
 

@@ -163,6 +163,8 @@ def test_terms_before_code_and_signatures_stay_as_they_are() -> None:
     # A table's cells (more short lines in a row than an option has names) and what a colon introduces stay apart.
     cells = "History\n\nVersion\n\nChanges\n\nv6.0.0\n\nPassing a non-string throws now."
     assert [t for t, _, _ in units(cells)][-1] == "Passing a non-string throws now."
+    sourced = "Source code: Lib/asyncio/coroutines.py\n\nCoroutines are the preferred way."
+    assert [t for t, _, _ in units(sourced)] == ["Source code: Lib/asyncio/coroutines.py", "Coroutines are the preferred way."]
     listed = "It would try to load:\n\n/usr/lib/node.js\n\nThen the next directory."
     assert [t for t, _, _ in units(listed)] == ["It would try to load:", "/usr/lib/node.js", "Then the next directory."]
 
