@@ -117,16 +117,19 @@ def units(text: str) -> list[tuple[str, bool, bool]]:
     off from them, the description does not say what it describes."""
     out: list[tuple[str, bool, bool]] = []
     terms: list[str] = []
+
+    def spill() -> None:  # short lines that introduce no description stay units of their own
+        out.extend((t, False, False) for t in terms)
+        terms.clear()
+
     for block in split_blocks(text):
         if _FENCE.match(block):
-            out.extend((t, False, False) for t in terms)
-            terms = []
+            spill()
             out.append((block, True, False))
             continue
         lines = block.splitlines()
         if any(_ITEM.match(line) for line in lines):
-            out.extend((t, False, False) for t in terms)
-            terms = []
+            spill()
             out.extend((_ITEM.sub("", line).strip(), False, bool(_ITEM.match(line))) for line in lines if line.strip())
             continue
         flat = " ".join(block.split())
@@ -137,11 +140,10 @@ def units(text: str) -> list[tuple[str, bool, bool]]:
         sentences = [s.strip() for s in _SENTENCE.split(flat) if s.strip()]
         if terms and sentences and len(terms) <= MAX_TERMS:  # more short lines in a row are a table's cells
             sentences[0] = f"{', '.join(terms)}: {sentences[0]}"
-        else:
-            out.extend((t, False, False) for t in terms)
-        terms = []
+            terms.clear()
+        spill()
         out.extend((s, False, False) for s in sentences)
-    out.extend((t, False, False) for t in terms)
+    spill()
     return out
 
 
@@ -279,9 +281,7 @@ def _closeness(candidates: Sequence[_Unit], weights: dict[str, float],
     when it fails (the words alone then decide)."""
     if similarity is None:
         return {}
-    total = sum(weights.values()) or 1.0
-    prose = sorted((u for u in candidates if not u.code),
-                   key=lambda u: (-sum(w for t, w in weights.items() if t in u.terms) / total, u.n, u.position))
+    prose = sorted((u for u in candidates if not u.code), key=lambda u: (-_share(u, weights), u.n, u.position))
     chosen = prose[:DENSE_UNITS]
     if not chosen:
         return {}
@@ -378,13 +378,17 @@ def facts_of(question: str, sources: Sequence[Source]) -> list[Fact]:
     return sorted(attached, key=lambda f: (f.n, f.position)) if attached else compress(question, sources)
 
 
+def _share(unit: _Unit, weights: dict[str, float]) -> float:
+    """The share of the question's (remaining) weight in the unit's words."""
+    return sum(w for t, w in weights.items() if t in unit.terms) / (sum(weights.values()) or 1.0)
+
+
 def _score(unit: _Unit, weights: dict[str, float], titled: float, first: bool, follows: bool,
            cosine: float = 0.0) -> float:
     """Share of the question's (remaining) weight the unit holds and its closeness in meaning (``cosine``), plus a
     lead bonus where the title holds it, times the section's relevance: its rank, and the question's words in its
     title."""
-    total = sum(weights.values()) or 1.0
-    share = sum(w for t, w in weights.items() if t in unit.terms) / total + DENSE_WEIGHT * cosine
+    share = _share(unit, weights) + DENSE_WEIGHT * cosine
     bonus = LEAD_BONUS * titled if first else 0.0  # "What does X do?": X's section opens by saying so
     if follows and not unit.code:
         bonus += FOLLOW_BONUS  # the sentence after a fact often finishes what it started

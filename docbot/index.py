@@ -16,6 +16,7 @@ usable; re-indexing an unchanged site embeds zero chunks.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -35,6 +36,7 @@ from docbot.lexical import Lexical, chunk_set_hash
 
 log = logging.getLogger(__name__)
 
+QUERY_VECTORS = 64  # recent questions whose embeddings are kept
 EMBED_BATCH = 256  # texts per embedding call (the model sorts and sub-batches them)
 UPSERT_BATCH = 1000  # under Chroma's maximum batch size
 MANIFEST_VERSION = 1
@@ -108,6 +110,9 @@ class Index:
         self._by_id: dict[str, dict[str, Chunk]] = {}
         self._collections: dict[str, Any] = {}
         self._lexical: dict[str, Lexical] = {}
+        # One ask embeds its question for every retrieval (the site's own, a retry, one page) and for compression:
+        # the model runs once per question.
+        self.query_vector: Callable[[str], list[float]] = functools.lru_cache(maxsize=QUERY_VECTORS)(embedder.embed_query)
 
     @classmethod
     def open(cls, data_dir: Path, embedder: Embedder, chroma_url: str | None = None, client: Any = None) -> Index:
@@ -317,7 +322,7 @@ class Index:
             self._check_model(site, self._manifests[site].model)
         if not names or k <= 0:
             return []
-        vector = self.embedder.embed_query(query)
+        vector = self.query_vector(query)
         hits: list[tuple[Chunk, float]] = []
         for site in names:
             size = len(self._manifests[site].chunks)

@@ -113,11 +113,12 @@ class Pipeline:
         embedder = getattr(self.index, "embedder", None)
         if embedder is None:
             return None
+        query_vector = getattr(self.index, "query_vector", embedder.embed_query)  # retrieval has embedded it already
 
         def cosines(texts: Sequence[str]) -> list[float]:
             if not texts:
                 return []
-            q = np.asarray(embedder.embed_query(question), dtype=np.float32)
+            q = np.asarray(query_vector(question), dtype=np.float32)
             m = np.asarray(embedder.embed_documents(list(texts)), dtype=np.float32)
             norms = np.linalg.norm(m, axis=1) * (np.linalg.norm(q) or 1.0)
             return [float(c) for c in (m @ q) / np.where(norms > 0, norms, 1.0)]

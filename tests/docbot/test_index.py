@@ -64,6 +64,20 @@ def test_round_trip_dense_and_lexical(tmp_path: Path) -> None:
     assert index.get(top.id) == top and index.get("nope") is None
     assert len(index.chunks("demo")) == 5
 
+    # A question is embedded once, however many retrievals (and compression) ask for its vector.
+    asked: list[str] = []
+
+    class Counting(HashEmbedder):
+        def embed_query(self, text: str) -> list[float]:
+            asked.append(text)
+            return super().embed_query(text)
+
+    counting = Index.open(tmp_path, Counting(), client=client(tmp_path))
+    assert counting.dense("SESSION_COOKIE_SECURE cookie HTTPS", k=3)[0][0] == top
+    assert counting.dense("SESSION_COOKIE_SECURE cookie HTTPS", k=1)[0][0] == top
+    assert counting.query_vector("SESSION_COOKIE_SECURE cookie HTTPS") == embedder.embed_query("SESSION_COOKIE_SECURE cookie HTTPS")
+    assert asked == ["SESSION_COOKIE_SECURE cookie HTTPS"]
+
     # A fresh Index over the same data dir serves the same results (persistence).
     again = Index.open(tmp_path, embedder, client=client(tmp_path))
     assert again.dense("SESSION_COOKIE_SECURE cookie HTTPS", k=1)[0][0].id == top.id
