@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docbot.report.calibration import Calibration
+from docbot.report.tradeoff import Tradeoff, tradeoff_markdown
 from docbot.report.metrics import (
     CaseResult,
     Metrics,
@@ -46,6 +47,7 @@ class ReportData:
     all_sites: bool = False  # questions asked without their site, across every indexed site
     held_out: Metrics | None = None  # the same questions, each site's answered by a gate fitted without it
     calibration: Calibration | None = None  # reliability of ``confidence``
+    tradeoff: Tradeoff | None = None  # out-of-scope against answerable refusals as the gate's threshold moves
 
     @property
     def passed(self) -> bool:
@@ -135,6 +137,7 @@ def render_json(data: ReportData) -> str:
         "all_sites": data.all_sites,
         "held_out_metrics": data.held_out.to_json() if data.held_out else None,
         "calibration": data.calibration.to_json() if data.calibration else None,
+        "refusal_tradeoff": data.tradeoff.to_json() if data.tradeoff else None,
         "questions": [question_json(r) for r in data.questions],
         "cases": [case_json(c) for c in data.cases],
     }
@@ -188,6 +191,7 @@ def render_markdown(data: ReportData) -> str:
         for site, d in held.by_site.items():
             lines.append(f"| {_md_cell(site)} | {fmt(d['hit1'])} | {fmt(d['hit3'])} | {fmt(d['refusal'])} | "
                          f"{fmt(d['false_refusal'])} |")
+    lines += tradeoff_markdown(data.tradeoff)
     lines += calibration_markdown(data.calibration)
     if m.repair_by_category:
         lines += ["", "### Link repair by category", "", "| category | accuracy |", "|---|---:|"]

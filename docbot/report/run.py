@@ -22,6 +22,7 @@ from docbot.errors import ConfigError
 from docbot.report.live import DEFAULT_CONCURRENCY, check_links
 from docbot.report.calibration import calibrate
 from docbot.report.heldout import held_out_answers
+from docbot.report.tradeoff import tradeoff
 from docbot.report.metrics import (
     CaseResult,
     Metrics,
@@ -189,8 +190,10 @@ def build_report(
                       else (calibration.ece, "in-sample"))
         if ece is not None and ece > thresholds.ece + 1e-9:
             failures.append(f"{which} confidence calibration error {ece:.3f} is above the maximum {thresholds.ece:g}")
+    curve = None if all_sites else tradeoff(questions, others if others is not None else answers, others is not None)
     return ReportData(
         calibration=calibration,
+        tradeoff=curve,
         metrics=metrics,
         thresholds=thresholds,
         failures=tuple(failures),
