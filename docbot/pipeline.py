@@ -21,6 +21,7 @@ import numpy as np
 
 from crawlers.model import AnchorMap, map_path
 from docbot.answer import Answer, Reference
+from docbot.chunk import embedding_text
 from docbot.clarify import MAX_CONFIDENCE, Clarification, across_sites, within_site
 from docbot.clarify import to_json as clarification_json
 from docbot.compress import Similarity, compress
@@ -31,7 +32,7 @@ from docbot.extractive import ExtractiveGenerator
 from docbot.gate import PROBES, Evidence, GateModel, closest_topics, decide, evidence
 from docbot.generate import Generator, Passage, generator_from_env
 from docbot.lexical import tokenize
-from docbot.rerank import Reranker, reranker_from_settings
+from docbot.rerank import RERANK_CHARS, Reranker, reranker_from_settings
 from docbot.resolve import Resolver, Target
 from docbot.retrieve import Hit, Retriever, SearchIndex
 from docbot.validate import ReferenceValidator, Source
@@ -99,7 +100,8 @@ class Pipeline:
         self.generator = generator
         self.extractive = extractive or ExtractiveGenerator()
         self.k = k
-        self.retriever = Retriever(index, reranker=reranker)
+        self.retriever = Retriever(index)
+        self.reranker = reranker  # a stronger model's second opinion on the order of the sections found (opt-in)
         if validator.texts is None:  # the index holds every section's text: it settles ties in fragment repair
             validator.texts = self.section_text
         self.resolver = Resolver(self.maps, validator)
@@ -186,6 +188,14 @@ class Pipeline:
                     freq[token] = freq.get(token, 0) + n
             self._df[key] = (freq, docs)
         return self._df[key]
+
+    def _reordered(self, query: str, hits: Sequence[Hit]) -> Sequence[Hit]:
+        """Retrieval's sections in the re-ranker's fused order, when there is one. Only the answer's order moves: the
+        gate and the confidence read the retrieval as it came (so refusals are the same with or without it)."""
+        if self.reranker is None:
+            return hits
+        order = self.reranker.order(query, [(h.deep_url, embedding_text(h.path, h.text[:RERANK_CHARS])) for h in hits])
+        return [hits[i] for i in order]
 
     def baseline(self, site: str) -> Evidence:
         """The gate's evidence for everyday off-topic questions on ``site``: its own noise floor (cached)."""
@@ -274,7 +284,7 @@ class Pipeline:
         if page_only is not None:  # a pasted page whose fragment was unrecoverable: its best sections first
             within = self.retriever.search(query, k=2, sites=[page_only.site], within=page_only.url)
             hits = [h for h in hits if h.deep_url != page_only.deep_url] + list(within.hits)
-        for hit in retrieval.hits:
+        for hit in self._reordered(query, retrieval.hits):
             if all(h.deep_url != hit.deep_url for h in hits):
                 hits.append(hit)
         for hit in weak:  # a bare class name may be mentioned in passing: never ahead of the best match

@@ -30,6 +30,7 @@ WEIGHT = 1.0  # the model's order against the retrieval's, in the fusion
 RRF_K = 60
 MAX_TOKENS = 384  # how much of each section the model reads: all-mpnet-base-v2's window (128 lost half the gain)
 CACHE = 4096  # section vectors kept
+RERANK_CHARS = 4000  # of a section's text passed on: well past MAX_TOKENS word pieces, so a huge one costs no more
 
 
 def fuse(first: Sequence[int], second: Sequence[int], weight: float = WEIGHT, k: int = RRF_K) -> list[int]:

@@ -12,9 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from docbot.chunk import FENCED_BLOCK, Chunk, embedding_text
+from docbot.chunk import FENCED_BLOCK, Chunk
 from docbot.lexical import tokenize
-from docbot.rerank import Reranker
 
 RRF_K = 60  # the constant of Cormack et al.; damps the weight of top ranks
 POOL = 40  # chunks taken from each retriever before fusion
@@ -171,10 +170,9 @@ def _lead(text: str, words: int = LEAD_WORDS) -> str:
 class Retriever:
     """Hybrid section retrieval over an index; caches per-site section tables."""
 
-    def __init__(self, index: SearchIndex, pool: int = POOL, reranker: Reranker | None = None) -> None:
+    def __init__(self, index: SearchIndex, pool: int = POOL) -> None:
         self.index = index
         self.pool = pool
-        self.reranker = reranker  # a stronger model's second opinion on the first few sections (opt-in)
         self._sections: dict[str, dict[str, list[Chunk]]] = {}
         self._parents: dict[str, dict[tuple[str, tuple[str, ...]], Chunk]] = {}
         self._listings: dict[str, frozenset[str]] = {}
@@ -270,10 +268,6 @@ class Retriever:
         found = [h for h in hits if h is not None]
         tokens = [frozenset(tokenize(h.text)) for h in found]
         chosen = tuple(found[i] for i in mmr([preferred[h.deep_url] for h in found], tokens, k))
-        if self.reranker is not None and not within:
-            order = self.reranker.order(query, [(h.deep_url, embedding_text(h.path, h.text)) for h in chosen])
-            scores = [h.score for h in chosen]  # each place keeps its score: the evidence is the retrieval's
-            chosen = tuple(replace(chosen[j], score=scores[i]) for i, j in enumerate(order))
         merged = {h.deep_url: h for h in found}
         leading = tuple(h for h in (merged.get(key) or self.section(site_of[key], key) for key in evidence_order)
                         if h is not None)

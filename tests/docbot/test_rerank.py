@@ -6,11 +6,11 @@ import logging
 
 import numpy as np
 import pytest
-from ask_fakes import FakeIndex, make_chunks
+from ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
 from docbot.config import load_settings
+from docbot.pipeline import Pipeline
 from docbot.rerank import Reranker, fuse, reranker_from_settings
-from docbot.retrieve import Retriever
 
 
 class WordModel:
@@ -59,14 +59,28 @@ def test_a_model_that_does_not_load_or_fails_leaves_the_order(caplog: pytest.Log
     assert Reranker("m", loader=lambda _: Failing()).order("q", items) == [0, 1, 2]
 
 
-def test_retriever_reorders_hits_and_each_place_keeps_its_score() -> None:
-    plain = Retriever(FakeIndex(make_chunks())).search("cookie for the session", k=4)
+def test_pipeline_answers_in_the_fused_order_and_the_gate_is_untouched() -> None:
+    question = "Where do I keep a cookie for the session, and how do I log requests?"
+    plain = Pipeline(FakeIndex(make_chunks()), {"demo": make_map()}, make_validator()).ask(question)
     model = WordModel()
-    reranked = Retriever(FakeIndex(make_chunks()), reranker=Reranker("m", top=4, loader=lambda _: model)).search(
-        "cookie for the session", k=4)
-    assert sorted(h.deep_url for h in reranked.hits) == sorted(h.deep_url for h in plain.hits)
-    assert [h.score for h in reranked.hits] == [h.score for h in plain.hits]
+    ranked = Pipeline(FakeIndex(make_chunks()), {"demo": make_map()}, make_validator(),
+                      reranker=Reranker("m", top=5, loader=lambda _: model)).ask(question)
+    assert plain.status == ranked.status == "answered"
+    assert (ranked.confidence, ranked.signals) == (plain.confidence, plain.signals)  # gate and confidence as before
+    assert sorted(r.url for r in ranked.references) == sorted(r.url for r in plain.references)
     assert model.calls > 0
+
+    class Favourite(WordModel):
+        """Finds the question like the logging section, and nothing else like either."""
+
+        def encode(self, texts: list[str], **_: object) -> np.ndarray:
+            return np.array([[1.0, 0.0] if "log" in t.lower() else [0.0, 1.0] for t in texts])
+
+    urls = [r.url for r in plain.references]
+    assert urls.index("http://docs.test/guide.html#logging-requests") == 2
+    moved = Pipeline(FakeIndex(make_chunks()), {"demo": make_map()}, make_validator(),
+                     reranker=Reranker("m", top=5, loader=lambda _: Favourite())).ask(question)
+    assert [r.url for r in moved.references][:3] == [urls[0], urls[2], urls[1]]  # third to second, not first
 
 
 def test_reranker_comes_from_env_or_config(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
