@@ -53,7 +53,8 @@ class Reranker:
         self._model: Any = None
         self._failed = False
         self._cache: OrderedDict[tuple[str, str], Any] = OrderedDict()
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # loading
+        self._work = threading.Lock()  # the model and the cache: one question at a time (the Slack bot has threads)
 
     def _load(self) -> Any:
         with self._lock:
@@ -92,9 +93,10 @@ class Reranker:
         if model is None:
             return same
         try:
-            query = model.encode([question], normalize_embeddings=True, convert_to_numpy=True,
-                                 show_progress_bar=False)[0]
-            vectors = self._vectors(model, items[:n])
+            with self._work:
+                query = model.encode([question], normalize_embeddings=True, convert_to_numpy=True,
+                                     show_progress_bar=False)[0]
+                vectors = self._vectors(model, items[:n])
         except Exception as exc:  # noqa: BLE001 - a fault in the model keeps the retrieval's order
             log.warning("re-ranking skipped: %s", exc)
             return same

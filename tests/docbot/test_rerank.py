@@ -110,3 +110,15 @@ def test_a_missing_model_directory_says_so(caplog: pytest.LogCaptureFixture, tmp
     with caplog.at_level(logging.WARNING):
         assert Reranker(tmp_path / "absent").order("q", [("a", "x"), ("b", "y")]) == [0, 1]
     assert "does not exist" in caplog.text
+
+
+def test_concurrent_questions_share_the_cache_safely() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    model = WordModel()
+    reranker = Reranker("m", top=3, loader=lambda _: model)
+    items = [(f"s{i}", f"upload {i} " + "log " * i) for i in range(6)]
+    with ThreadPoolExecutor(4) as pool:
+        orders = list(pool.map(lambda i: reranker.order(f"upload {i}", items), range(40)))
+    assert all(sorted(o) == list(range(6)) for o in orders)
+    assert model.calls == 40 + 3  # every question once; the three sections once between them
