@@ -107,7 +107,8 @@ class Reranker:
 
 def _sentence_transformer(model_dir: str) -> Any:
     if not Path(model_dir).is_dir():
-        raise ConfigError(f"re-rank model directory {model_dir} does not exist")
+        raise ConfigError(f"re-rank model directory {model_dir} does not exist: install one with "
+                          "scripts/install_reranker.py, or unset DOCBOT_RERANK_MODEL / rerank_model")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

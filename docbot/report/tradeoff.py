@@ -87,15 +87,15 @@ def tradeoff_markdown(t: Tradeoff | None) -> list[str]:
         return []
     which = "held out" if t.held_out else "in sample"
     lines = ["", f"### Refusal trade-off ({which})", "",
-             f"Moving the gate's threshold over these answers ({t.answerable} answerable, {t.out_of_scope} out of "
-             "scope; explicit references are always answered):", "",
+             (f"Moving the gate's threshold over these answers ({t.answerable} answerable, {t.out_of_scope} out of "
+              "scope; explicit references are always answered):"), "",
              "| threshold | answerable refused | out of scope refused |", "|---:|---:|---:|"]
     for p in t.points:
         label = "shipped" if p.offset == 0 else f"{p.offset:+.1f}"
         lines.append(f"| {label} | {p.answerable_refused:.1%} | {p.oos_refused:.1%} |")
     b = t.best_within_limit
-    lines += ["", f"With at most {ANSWERABLE_LIMIT:.0%} of answerable questions refused, at most "
-              f"{b.oos_refused:.1%} of out-of-scope ones are (threshold {b.offset:+.2f})."]
+    lines += ["", (f"With at most {ANSWERABLE_LIMIT:.0%} of answerable questions refused, at most "
+                   f"{b.oos_refused:.1%} of out-of-scope ones are (threshold {b.offset:+.2f}).")]
     c = t.cheapest_for_target
     lines.append(f"Refusing {OOS_TARGET:.0%} of out-of-scope questions costs {c.answerable_refused:.1%} of answerable "
                  f"ones (threshold {c.offset:+.2f})." if c is not None
