@@ -22,22 +22,20 @@ from pathlib import Path
 from typing import Any
 
 from docbot.errors import ConfigError
+from docbot.retrieve import rrf
 
 log = logging.getLogger(__name__)
 
 TOP = 5  # sections re-ordered; the rest keep their places
 WEIGHT = 1.0  # the model's order against the retrieval's, in the fusion
-RRF_K = 60
 MAX_TOKENS = 384  # how much of each section the model reads: all-mpnet-base-v2's window (128 lost half the gain)
 CACHE = 4096  # section vectors kept
 RERANK_CHARS = 4000  # of a section's text passed on: well past MAX_TOKENS word pieces, so a huge one costs no more
 
 
-def fuse(first: Sequence[int], second: Sequence[int], weight: float = WEIGHT, k: int = RRF_K) -> list[int]:
-    """Positions re-ordered by reciprocal rank over two orders of them; ties keep the first order."""
-    score = {p: 1.0 / (k + i + 1) for i, p in enumerate(first)}
-    for i, p in enumerate(second):
-        score[p] = score.get(p, 0.0) + weight / (k + i + 1)
+def fuse(first: Sequence[int], second: Sequence[int], weight: float = WEIGHT) -> list[int]:
+    """Positions re-ordered by retrieval's reciprocal rank fusion over two orders of them; ties keep the first."""
+    score = rrf([(first, 1.0), (second, weight)])
     rank = {p: i for i, p in enumerate(first)}
     return sorted(score, key=lambda p: (-score[p], rank.get(p, len(rank))))
 

@@ -8,13 +8,14 @@ parent's lead paragraph as context (its reference stays the subsection).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from docbot.chunk import FENCED_BLOCK, Chunk
 from docbot.lexical import tokenize
 
+K = TypeVar("K", bound=Hashable)  # what is ranked: a deep URL, a position
 RRF_K = 60  # the constant of Cormack et al.; damps the weight of top ranks
 POOL = 40  # chunks taken from each retriever before fusion
 # Relevance vs. novelty; 1.0 = plain relevance order. Novelty cost answers: the right section's
@@ -95,9 +96,9 @@ class Retrieval:
     leading: tuple[Hit, ...] = ()  # the best sections by evidence alone, before the ordering preferences
 
 
-def rrf(rankings: Iterable[tuple[Sequence[str], float]], k: int = RRF_K) -> dict[str, float]:
+def rrf(rankings: Iterable[tuple[Sequence[K], float]], k: int = RRF_K) -> dict[K, float]:
     """Reciprocal rank fusion: key → Σ weight / (k + rank), ranks from 1."""
-    fused: dict[str, float] = {}
+    fused: dict[K, float] = {}
     for keys, weight in rankings:
         for rank, key in enumerate(keys, start=1):
             fused[key] = fused.get(key, 0.0) + weight / (k + rank)

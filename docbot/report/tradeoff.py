@@ -69,7 +69,8 @@ def tradeoff(questions: Sequence[Question], answers: Sequence[Any], held_out: bo
             return sum(1 for margin, explicit in rows if not explicit and margin < offset) / len(rows)
         return Point(offset, share(inside), share(outside))
 
-    # Every distinct margin is a place where the curve steps; just above each one refuses it.
+    # The curve steps at each distinct margin: a threshold there refuses every margin below it; one past the
+    # largest refuses them all.
     steps = sorted({margin for margin, _ in inside + outside})
     candidates = [at(s) for s in steps] + [at(steps[-1] + 1e-6)] + [at(o) for o in OFFSETS]
     within = [p for p in candidates if p.answerable_refused <= ANSWERABLE_LIMIT + 1e-12]
