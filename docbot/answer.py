@@ -79,7 +79,7 @@ class Answer:
     outcomes: tuple[LinkOutcome, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
     error: str | None = None
-    signals: tuple[float, ...] = ()  # what confidence was computed from (docbot.confidence.SIGNALS); not in JSON
+    signals: tuple[float, ...] = ()  # what confidence was computed from (docbot.answering.confidence.SIGNALS); not in JSON
     # needs_clarification: {"question": str, "options": [{"label", "url", "site"}]}; option URLs are validated
     clarification: dict[str, Any] | None = None
 

@@ -4,7 +4,7 @@
 (resolve, retrieve, gate) is system logic only; step 2 lets a generator phrase
 the answer from the chosen sections; the ReferenceValidator then owns every
 link. A question the docs answer in clearly different places gets a clarifying
-question with its options beside a best-effort answer (:mod:`docbot.clarify`). Bad input never raises: it comes back as an ``error`` answer whose text
+question with its options beside a best-effort answer (:mod:`docbot.answering.clarify`). Bad input never raises: it comes back as an ``error`` answer whose text
 says what to do next.
 """
 
@@ -21,21 +21,21 @@ import numpy as np
 
 from crawlers.model import AnchorMap, map_path
 from docbot.answer import Answer, Reference
-from docbot.chunk import embedding_text
-from docbot.clarify import MAX_CONFIDENCE, Clarification, across_sites, within_site
-from docbot.clarify import to_json as clarification_json
-from docbot.compress import Similarity, compress
-from docbot.confidence import Calibrator, signals
+from docbot.indexing.chunk import embedding_text
+from docbot.answering.clarify import MAX_CONFIDENCE, Clarification, across_sites, within_site
+from docbot.answering.clarify import to_json as clarification_json
+from docbot.answering.compress import Similarity, compress
+from docbot.answering.confidence import Calibrator, signals
 from docbot.config import Settings
 from docbot.errors import DocbotError, GenerationError
-from docbot.extractive import ExtractiveGenerator
-from docbot.gate import PROBES, Evidence, GateModel, closest_topics, decide, evidence
-from docbot.generate import Generator, Passage, generator_from_env
-from docbot.lexical import tokenize
-from docbot.rerank import RERANK_CHARS, Reranker, reranker_from_settings
-from docbot.resolve import Resolver, Target
-from docbot.retrieve import Hit, Retriever, SearchIndex
-from docbot.validate import ReferenceValidator, Source
+from docbot.answering.extractive import ExtractiveGenerator
+from docbot.answering.gate import PROBES, Evidence, GateModel, closest_topics, decide, evidence
+from docbot.answering.generate import Generator, Passage, generator_from_env
+from docbot.text.words import tokenize
+from docbot.retrieval.rerank import RERANK_CHARS, Reranker, reranker_from_settings
+from docbot.retrieval.resolve import Resolver, Target
+from docbot.retrieval.hybrid import Hit, Retriever, SearchIndex
+from docbot.references.validator import ReferenceValidator, Source
 
 log = logging.getLogger(__name__)
 
@@ -132,8 +132,8 @@ class Pipeline:
     @classmethod
     def from_settings(cls, settings: Settings, generator: Generator | None = None, **kwargs: Any) -> Pipeline:
         """Open the index and anchor maps named by ``settings``; the LLM comes from the environment when set."""
-        from docbot.embed import embedder_from_settings
-        from docbot.index import Index
+        from docbot.indexing.embed import embedder_from_settings
+        from docbot.indexing.index import Index
 
         index = Index.open(settings.data_dir, embedder_from_settings(settings), settings.chroma_url)
         maps: dict[str, AnchorMap] = {}

@@ -24,7 +24,7 @@ from crawlers.errors import CrawlerError, CrawlRefused
 from crawlers.model import AnchorMap, map_path, write_atomic
 from docbot.config import Settings
 from docbot.errors import SiteNotFound
-from docbot.store import REFERENCE_LOG
+from docbot.reference_log import REFERENCE_LOG
 
 log = logging.getLogger(__name__)
 MAX_LISTED = 50  # items listed per change kind in the Markdown report
@@ -139,7 +139,7 @@ def logged_links(settings: Settings) -> Iterable[tuple[int, str]]:
     path = Path(settings.data_dir) / REFERENCE_LOG
     if not path.is_file():
         return []
-    from docbot.store import ReferenceLog
+    from docbot.reference_log import ReferenceLog
 
     return ReferenceLog(path).iter_links()
 
@@ -169,7 +169,7 @@ def stored_texts(settings: Settings) -> Callable[[str, str], str | None]:
 def recheck_links(settings: Settings, links: Iterable[tuple[int, str]]) -> tuple[int, list[LoggedLink]]:
     """Check logged links against the current maps; returns (links checked, links not kept)."""
     from docbot.report.run import load_anchor_maps
-    from docbot.validate import ReferenceValidator
+    from docbot.references.validator import ReferenceValidator
 
     validator = ReferenceValidator(load_anchor_maps(settings.anchor_maps), allow_hosts=settings.allow_hosts,
                                    texts=stored_texts(settings))
@@ -202,8 +202,8 @@ def refresh(
         raise SiteNotFound("No sites to refresh — add [[sites]] to docbot.toml or run `docbot crawl URL --site NAME`")
     index = None
     if reindex:
-        from docbot.embed import embedder_from_settings
-        from docbot.index import Index
+        from docbot.indexing.embed import embedder_from_settings
+        from docbot.indexing.index import Index
 
         index = Index.open(settings.data_dir, embedder or embedder_from_settings(settings), chroma_url=settings.chroma_url)
     results = []

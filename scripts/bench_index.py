@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from crawlers.extract import extract  # noqa: E402
 from crawlers.model import AnchorMap, Page, SectionText  # noqa: E402
-from docbot.embed import Embedder, HashEmbedder, LocalMiniLM  # noqa: E402
-from docbot.index import Index  # noqa: E402
+from docbot.indexing.embed import Embedder, HashEmbedder, LocalMiniLM  # noqa: E402
+from docbot.indexing.index import Index  # noqa: E402
 
 DEFAULT_ROOT = Path("/usr/share/doc/python3.11-doc/html")
 BASE = "http://127.0.0.1:8000/"
@@ -67,7 +67,7 @@ def flops_per_token(config: dict[str, int], tokens: float) -> float:
 
 def matmul_ceiling(hidden: int, inner: int, threads: int, seconds: float = 3.0) -> float:
     """GFLOP/s of onnxruntime's MatMul on a (1024 × hidden) · (hidden × inner) product, one
-    single-threaded session per thread at once: the way :mod:`docbot.embed_onnx` runs the model."""
+    single-threaded session per thread at once: the way :mod:`docbot.indexing.embed_onnx` runs the model."""
     import threading
 
     import numpy as np
@@ -172,7 +172,7 @@ def main() -> int:
         "embedder": embedder.name + (f" ({embedder.backend})" if isinstance(embedder, LocalMiniLM) else ""),
     }
     if isinstance(embedder, LocalMiniLM) and embedder.backend == "onnx" and first.seconds:
-        from docbot.chunk import chunk_sections
+        from docbot.indexing.chunk import chunk_sections
 
         figures.update(efficiency(embedder, [c.embed_text for c in chunk_sections(sections, amap)], first.seconds))
     print(json.dumps(figures, indent=1))

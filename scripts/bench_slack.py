@@ -42,7 +42,7 @@ from docbot.slack.app import DocbotSlack, SlackSettings, build_app, web_client  
 from docbot.slack.blocks import SEARCHING  # noqa: E402
 from docbot.slack.fake import BOT_TOKEN, SECRET, Call, FakeSlack, command_body, signed_headers  # noqa: E402
 from docbot.slack.server import make_http_server  # noqa: E402
-from docbot.store import ReferenceLog  # noqa: E402
+from docbot.reference_log import ReferenceLog  # noqa: E402
 
 ACK_LIMIT_S = 3.0  # Slack shows the user an error when the ack takes longer
 FLASK_DOCS = Path("/usr/share/doc/python-flask-doc/html")
@@ -77,9 +77,9 @@ def self_contained_pipeline(work: Path, local_model: bool, stack: ExitStack) -> 
     """Crawl the Flask docs served on 127.0.0.1 into ``work`` and index them (hash embedder unless ``local_model``)."""
     from crawlers.crawl import CrawlConfig, crawl_site
     from crawlers.model import load_section_texts
-    from docbot.embed import Embedder, HashEmbedder, LocalMiniLM
-    from docbot.index import Index
-    from docbot.validate import ReferenceValidator
+    from docbot.indexing.embed import Embedder, HashEmbedder, LocalMiniLM
+    from docbot.indexing.index import Index
+    from docbot.references.validator import ReferenceValidator
 
     if not FLASK_DOCS.is_dir():
         raise SystemExit(f"bench_slack: {FLASK_DOCS} is missing — install python-flask-doc (scripts/install.sh)")

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from crawlers.model import AnchorMap, Page, Section  # noqa: E402
-from docbot.validate import ReferenceValidator, Source  # noqa: E402
+from docbot.references.validator import ReferenceValidator, Source  # noqa: E402
 
 DEFAULT_ROOT = Path("/usr/share/doc/python3.11-doc/html")
 BASE = "http://127.0.0.1:9/"

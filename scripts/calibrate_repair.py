@@ -1,4 +1,4 @@
-"""Calibrate the paraphrase-repair limits (docbot.rank RANK_MIN_SCORE, RANK_MARGIN) leave-one-site-out.
+"""Calibrate the paraphrase-repair limits (docbot.references.headings RANK_MIN_SCORE, RANK_MARGIN) leave-one-site-out.
 
     .venv/bin/python scripts/calibrate_repair.py --anchor-maps DIR [--cases ../shared/eval/dev_validator_cases.jsonl]
 
@@ -19,10 +19,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from crawlers.urls import join  # noqa: E402
-from docbot import rank  # noqa: E402
+from docbot.references import headings as rank  # noqa: E402
 from docbot.report.metrics import CaseResult, RepairCase, is_case_right, is_wrong_rewrite  # noqa: E402
 from docbot.report.run import load_anchor_maps, load_cases  # noqa: E402
-from docbot.validate import ReferenceValidator  # noqa: E402
+from docbot.references.validator import ReferenceValidator  # noqa: E402
 
 WRONG_COST = 3  # a wrong rewrite is worse than a drop
 SCORES = [round(0.40 + 0.05 * k, 2) for k in range(9)]  # 0.40 .. 0.80

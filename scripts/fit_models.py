@@ -10,8 +10,8 @@ questions on three large sites outside the dev set (tests/fixtures/unseen/; the 
 and index them). Their gate evidence is saved to docbot/gate_examples.jsonl; without ``--also`` the gate
 is fitted on the dev questions plus those saved examples.
 
-Writes docbot/gate_model.json (the gate, docbot.gate_fit) and then, asking every question with that
-gate, docbot/confidence_model.json (docbot.confidence). Prints, for every site, what the gate fitted
+Writes docbot/gate_model.json (the gate, docbot.answering.gate_fit) and then, asking every question with that
+gate, docbot/confidence_model.json (docbot.answering.confidence). Prints, for every site, what the gate fitted
 on the *other* sites does to its questions (held out) beside the gate fitted on all of them (in
 sample). `docbot report` prints the same held-out figures from whole answers, with the calibration.
 """
@@ -25,11 +25,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from docbot import confidence
+from docbot.answering import confidence
 from docbot.config import load_settings
-from docbot.embed import embedder_from_settings
-from docbot.gate import GateModel
-from docbot.gate_fit import EXAMPLES_FILE, Example, fit, leave_one_site_out, load_examples, save_examples
+from docbot.indexing.embed import embedder_from_settings
+from docbot.answering.gate import GateModel
+from docbot.answering.gate_fit import EXAMPLES_FILE, Example, fit, leave_one_site_out, load_examples, save_examples
 from docbot.pipeline import Pipeline
 from docbot.report.heldout import collect_examples
 from docbot.report.metrics import normalize_link
@@ -50,7 +50,7 @@ def tally(model: GateModel, examples: list[Example]) -> tuple[int, int, int, int
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--questions", required=True, help="labelled questions (JSON Lines, ../shared/eval format)")
-    parser.add_argument("--out-dir", default=str(Path(__file__).resolve().parent.parent / "docbot"),
+    parser.add_argument("--out-dir", default=str(Path(__file__).resolve().parent.parent / "docbot" / "answering"),
                         help="where gate_model.json and confidence_model.json go (default: the docbot package)")
     parser.add_argument("--also", nargs=3, action="append", default=[], metavar=("DATA_DIR", "ANCHOR_MAPS", "QUESTIONS"),
                         help="sites indexed in another data dir, with their questions (repeatable)")

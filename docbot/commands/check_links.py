@@ -56,7 +56,7 @@ def render_table(rows: list[dict[str, Any]], out: TextIO) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    from docbot.validate import ReferenceValidator
+    from docbot.references.validator import ReferenceValidator
 
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout

@@ -59,8 +59,8 @@ def _tqdm_progress(site: str) -> tuple[Callable[[int, int], None], Callable[[], 
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from docbot.embed import embedder_from_settings
-    from docbot.index import Index
+    from docbot.indexing.embed import embedder_from_settings
+    from docbot.indexing.index import Index
 
     sites = _sites(args, settings)
     maps = {}

@@ -86,7 +86,7 @@ def write_outputs(data: ReportData, out: Path) -> str:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from docbot.pipeline import Pipeline
-    from docbot.validate import ReferenceValidator
+    from docbot.references.validator import ReferenceValidator
 
     maps = load_anchor_maps(settings.anchor_maps)
     base_urls = {**{site: m.base_url for site, m in maps.items()}, **parse_base_urls(args.base_url)}

@@ -106,7 +106,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from docbot.pipeline import Pipeline
     from docbot.slack.app import DocbotSlack, SlackSettings, build_app, web_client
     from docbot.slack.server import EVENTS_PATH, make_http_server, start_socket_mode
-    from docbot.store import ReferenceLog
+    from docbot.reference_log import ReferenceLog
 
     if getattr(args, "chroma_url", None):
         settings = Settings(settings.data_dir, settings.anchor_maps, settings.sites, settings.allow_hosts,

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from docbot.confidence import Bucket, fit, reliability
+from docbot.answering.confidence import Bucket, fit, reliability
 from docbot.report.metrics import Question, normalize_link, targets
 
 ANSWERING = ("answered", "needs_clarification")  # a clarifying question comes with a best-effort primary

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from docbot.chunk import FENCED_BLOCK
-from docbot.lexical import stem
+from docbot.indexing.chunk import FENCED_BLOCK
+from docbot.text.words import stem
 
 
 FACT_SHARE = 0.6  # share of a fact's content words the answer must contain

@@ -1,7 +1,7 @@
 """Held-out figures: every site's questions answered by a gate fitted on the other sites only.
 
 The gate is the one part of the pipeline fitted to labelled questions
-(:mod:`docbot.gate_fit`); the figures that predict a site nobody has labelled
+(:mod:`docbot.answering.gate_fit`); the figures that predict a site nobody has labelled
 are the ones where the site's own questions played no part in the fit. The
 pipeline's gate is swapped per fold and restored afterwards. Like the shipped
 gate, every fold also learns from the evidence of our own questions on large
@@ -14,8 +14,8 @@ import logging
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from docbot.gate import Evidence, GateModel
-from docbot.gate_fit import Example, leave_one_site_out, load_examples
+from docbot.answering.gate import Evidence, GateModel
+from docbot.answering.gate_fit import Example, leave_one_site_out, load_examples
 from docbot.report.metrics import OUT_OF_SCOPE, Question
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ def held_out_answers(pipeline: GatedPipeline, questions: Sequence[Question],
     """Answers in question order, each from a gate fitted without its site; None when that can't be fitted.
 
     Each fold also trains on ``extra`` examples of other sites (default: the ones the shipped gate learnt from,
-    :func:`docbot.gate_fit.load_examples`), as the shipped gate did; those of the measured sites are left out."""
+    :func:`docbot.answering.gate_fit.load_examples`), as the shipped gate did; those of the measured sites are left out."""
     sites = {q.site for q in questions}
     extra = [e for e in (load_examples() if extra is None else extra) if e.site not in sites]
     try:

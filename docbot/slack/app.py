@@ -9,7 +9,7 @@ in the question's thread (mentions and direct messages).
 
 Nothing here talks to the pipeline's internals: the bot gets an ``Asker``
 (``Pipeline`` in production, anything with ``ask()`` in tests), a
-:class:`~docbot.store.ReferenceLog` and a Bolt ``App``.
+:class:`~docbot.reference_log.ReferenceLog` and a Bolt ``App``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from docbot.slack.blocks import (
     render_error,
     render_usage,
 )
-from docbot.store import EVENT_TTL_S, ReferenceLog
+from docbot.reference_log import EVENT_TTL_S, ReferenceLog
 
 log = logging.getLogger(__name__)
 

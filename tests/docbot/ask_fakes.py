@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from crawlers.model import AnchorMap, Page, Section
-from docbot.chunk import Chunk, content_hash
-from docbot.embed import HashEmbedder
-from docbot.lexical import Lexical
-from docbot.validate import ReferenceValidator
+from docbot.indexing.chunk import Chunk, content_hash
+from docbot.indexing.embed import HashEmbedder
+from docbot.indexing.bm25 import Lexical
+from docbot.references.validator import ReferenceValidator
 
 BASE = "http://docs.test/"
 

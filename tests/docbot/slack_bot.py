@@ -18,7 +18,7 @@ from docbot.slack.fake import BOT_TOKEN, SECRET, FakeSlack, signed_headers
 from docbot.pipeline import Pipeline
 from docbot.slack.app import DocbotSlack, SlackSettings, build_app, web_client
 from docbot.slack.server import make_http_server
-from docbot.store import ReferenceLog
+from docbot.reference_log import ReferenceLog
 
 FORM = "application/x-www-form-urlencoded"
 JSON = "application/json"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from crawlers.model import AnchorMap, Page, SectionText
-from docbot.chunk import (
+from docbot.indexing.chunk import (
     DEFAULT_BUDGET,
     chunk_id,
     chunk_sections,

@@ -9,15 +9,15 @@ from pathlib import Path
 from ask_fakes import BASE, TIE_BASE, TIE_SECTIONS, FakeIndex, make_chunks, make_map
 
 from docbot.answer import Answer, LinkOutcome
-from docbot.clarify import MIN_COVERAGE, across_sites, within_site
+from docbot.answering.clarify import MIN_COVERAGE, across_sites, within_site
 from docbot.commands.ask import render_text
-from docbot.confidence import Calibrator
+from docbot.answering.confidence import Calibrator
 from docbot.pipeline import Pipeline
 from docbot.report.metrics import Question, QuestionResult, Thresholds, compute_metrics
 from docbot.report.render import ReportData, render_markdown
-from docbot.retrieve import Hit
-from docbot.store import ReferenceLog
-from docbot.validate import ReferenceValidator
+from docbot.retrieval.hybrid import Hit
+from docbot.reference_log import ReferenceLog
+from docbot.references.validator import ReferenceValidator
 
 TIE = "How do sessions keep data between requests?"
 NEUTRAL = Calibrator((0.0, 0.0, 0.0), 0.0, (0.0, 0.0, 0.0), (1.0, 1.0, 1.0))  # confidence 0.5 for every answer
@@ -174,8 +174,8 @@ def test_an_answer_without_clarification_round_trips_as_before() -> None:
 
 
 def test_a_guide_and_the_api_entry_it_describes_are_not_two_meanings() -> None:
-    from docbot.clarify import within_site
-    from docbot.retrieve import Hit
+    from docbot.answering.clarify import within_site
+    from docbot.retrieval.hybrid import Hit
 
     guide = Hit("s", "http://d/advanced.html", "timeouts", "http://d/advanced.html#timeouts", "Timeouts",
                 ("Advanced Usage", "Timeouts"), "Guides", "Set a timeout on a request with timeout=.", score=1.0)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from crawlers.extract import extract
-from docbot.compress import MAX_FACTS, MIN_FACTS, answerable, compress, lead, units
-from docbot.generate import Passage
+from docbot.answering.compress import MAX_FACTS, MIN_FACTS, answerable, compress, lead, units
+from docbot.answering.generate import Passage
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from docbot.confidence import Calibrator, fit, reliability, signals
+from docbot.answering.confidence import Calibrator, fit, reliability, signals
 
 
 def test_signals_read_the_gate_margin_explicitness_and_how_clearly_the_first_section_wins() -> None:

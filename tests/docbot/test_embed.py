@@ -9,12 +9,12 @@ import sys
 import pytest
 
 from docbot.config import Settings
-from docbot.embed import HashEmbedder, LocalMiniLM, OpenAIEmbedder, embedder_from_settings
+from docbot.indexing.embed import HashEmbedder, LocalMiniLM, OpenAIEmbedder, embedder_from_settings
 from docbot.errors import ConfigError
 
 
 def test_importing_docbot_index_does_not_load_torch() -> None:
-    code = "import docbot.index, docbot.embed, docbot.commands.index, sys; print('torch' in sys.modules)"
+    code = "import docbot.indexing.index, docbot.indexing.embed, docbot.commands.index, sys; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -66,7 +66,7 @@ def test_local_model_ranks_the_related_text_first() -> None:
 
 
 def test_onnx_batches_cover_every_text_once_and_respect_the_token_budget() -> None:
-    from docbot.embed_onnx import BATCH_TOKENS, MAX_BATCH, OnnxMiniLM
+    from docbot.indexing.embed_onnx import BATCH_TOKENS, MAX_BATCH, OnnxMiniLM
 
     lengths = [3, 256, 40, 40, 41, 7, 256, 120, 1, 90] * 7
     groups = OnnxMiniLM.batches(lengths)
@@ -105,7 +105,7 @@ def test_onnx_vectors_match_sentence_transformers(model_cache: object) -> None:
 @pytest.mark.slow
 def test_once_exported_the_local_model_answers_queries_without_torch(model_cache: object) -> None:
     LocalMiniLM(backend="onnx").embed_query("export it now if this run has not yet")
-    code = ("import sys; from docbot.embed import LocalMiniLM; m = LocalMiniLM(); v = m.embed_query('hello'); "
+    code = ("import sys; from docbot.indexing.embed import LocalMiniLM; m = LocalMiniLM(); v = m.embed_query('hello'); "
             "print(len(v), m.backend, 'torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["384", "onnx", "False"]
@@ -114,7 +114,7 @@ def test_once_exported_the_local_model_answers_queries_without_torch(model_cache
 def test_without_an_onnx_export_the_local_model_falls_back_to_sentence_transformers(
     monkeypatch: pytest.MonkeyPatch, tmp_path: object, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from docbot import embed_onnx
+    from docbot.indexing import embed_onnx
 
     class FakeST:
         def encode(self, texts: list[str], **_: object) -> list[list[float]]:
@@ -129,7 +129,7 @@ def test_without_an_onnx_export_the_local_model_falls_back_to_sentence_transform
     monkeypatch.setattr(embed_onnx, "export", no_export)
     model = LocalMiniLM(backend="onnx")
     model._model = FakeST()  # what sentence-transformers would load
-    with caplog.at_level("WARNING", logger="docbot.embed"):
+    with caplog.at_level("WARNING", logger="docbot.indexing.embed"):
         vector = model.embed_query("hello")
     assert len(vector) == 384 and model.backend == "torch"
     assert "'onnx' package" in caplog.text
@@ -140,14 +140,14 @@ def test_a_corrupt_cached_export_is_exported_again(monkeypatch: pytest.MonkeyPat
                                                    caplog: pytest.LogCaptureFixture) -> None:
     from pathlib import Path
 
-    from docbot import embed_onnx
+    from docbot.indexing import embed_onnx
 
     monkeypatch.setenv("DOCBOT_MODEL_CACHE", str(tmp_path))
     model = LocalMiniLM(backend="onnx")
     path = embed_onnx.onnx_path(Path(model._model_dir()))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"not an onnx model")  # e.g. a disk fault, or a file from another tool
-    with caplog.at_level("WARNING", logger="docbot.embed"):
+    with caplog.at_level("WARNING", logger="docbot.indexing.embed"):
         vector = model.embed_query("session cookie")
     assert model.backend == "onnx" and len(vector) == 384
     assert "does not load" in caplog.text and path.stat().st_size > 1_000_000

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from crawlers.extract import extract
-from docbot.compress import compress
-from docbot.extractive import MAX_WORDS, ExtractiveGenerator
-from docbot.generate import Passage
+from docbot.answering.compress import compress
+from docbot.answering.extractive import MAX_WORDS, ExtractiveGenerator
+from docbot.answering.generate import Passage
 from docbot.report.facts import question_sentences, word_count
 
 UPLOAD = Passage(1, "Uploading Files", ("Guide", "Uploading Files"),

@@ -6,8 +6,8 @@ import pytest
 
 from ask_fakes import FakeIndex, make_chunks
 
-from docbot.chunk import Chunk, content_hash
-from docbot.gate import (
+from docbot.indexing.chunk import Chunk, content_hash
+from docbot.answering.gate import (
     FEATURES,
     NO_HITS,
     RATIO_FLOOR,
@@ -20,7 +20,7 @@ from docbot.gate import (
     decide,
     unknown_share,
 )
-from docbot.retrieve import Hit, Retrieval, Retriever, agreement_rank
+from docbot.retrieval.hybrid import Hit, Retrieval, Retriever, agreement_rank
 
 # A small site's document frequencies: every word of its upload section, plus common words.
 FREQ = {"limit": 3, "upload": 2, "size": 4, "max": 2, "content": 9, "length": 3, "file": 40, "files": 30,

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from docbot.gate import Evidence
-from docbot.gate_fit import MAX_FIT_REFUSAL, Example, fit, leave_one_site_out, threshold
+from docbot.answering.gate import Evidence
+from docbot.answering.gate_fit import MAX_FIT_REFUSAL, Example, fit, leave_one_site_out, threshold
 
 
 def ex(site: str, dense: float, in_scope: bool, lexical: float = 0.0) -> Example:

@@ -17,7 +17,7 @@ import pytest
 from ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
 from docbot.errors import GenerationError
-from docbot.generate import LLM_BUDGET_S, LLMGenerator, Passage
+from docbot.answering.generate import LLM_BUDGET_S, LLMGenerator, Passage
 from docbot.pipeline import Pipeline
 
 PASSAGES = [Passage(1, "Uploading Files", ("Guide", "Uploading Files"), "Set MAX_CONTENT_LENGTH.")]

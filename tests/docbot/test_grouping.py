@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from docbot.answer import GROUP_ORDER, Reference
-from docbot.grouping import group_references
+from docbot.references.grouping import group_references
 
 
 def ref(n: int, source_type: str) -> Reference:

@@ -10,10 +10,10 @@ import pytest
 from chromadb.config import Settings as ChromaSettings
 
 from crawlers.model import AnchorMap, Page, SectionText
-from docbot.embed import HashEmbedder
+from docbot.indexing.embed import HashEmbedder
 from docbot.errors import EmbeddingMismatch, IndexMissing
-from docbot.index import Index
-from docbot.lexical import tokenize
+from docbot.indexing.index import Index
+from docbot.text.words import tokenize
 
 BASE = "http://127.0.0.1:8000/"
 
@@ -176,7 +176,7 @@ def test_tokenizer_meets_the_docs_words_in_other_forms() -> None:
 def test_a_bm25_index_built_by_another_tokenizer_is_rebuilt(tmp_path: Path) -> None:
     import json
 
-    from docbot.lexical import META_FILE, Lexical
+    from docbot.indexing.bm25 import META_FILE, Lexical
 
     Lexical.build(["a"], ["session cookie"], "h").save(tmp_path / "bm25")
     assert Lexical.load(tmp_path / "bm25") is not None
@@ -200,7 +200,7 @@ def test_progress_and_collection_records_model(tmp_path: Path) -> None:
 def test_batches_are_stored_while_the_next_is_embedded_and_a_failed_write_commits_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import docbot.index as index_module
+    import docbot.indexing.index as index_module
 
     monkeypatch.setattr(index_module, "EMBED_BATCH", 2)  # five chunks: three batches, two of them overlapped
     seen: list[tuple[int, int]] = []

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-import docbot.embed
+import docbot.indexing.embed
 from crawlers.model import AnchorMap, Page, SectionText, save_section_texts
 from docbot.cli import main
-from docbot.embed import HashEmbedder
+from docbot.indexing.embed import HashEmbedder
 
 BASE = "http://127.0.0.1:8000/"
 
@@ -29,7 +29,7 @@ def crawled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     sections, amap = site_fixture()
     amap.save(tmp_path / "maps" / "demo.json")
     save_section_texts(tmp_path / "data", "demo", sections)
-    monkeypatch.setattr(docbot.embed, "embedder_from_settings", lambda settings: HashEmbedder())
+    monkeypatch.setattr(docbot.indexing.embed, "embedder_from_settings", lambda settings: HashEmbedder())
     monkeypatch.delenv("CHROMA_URL", raising=False)
     return ["--data-dir", str(tmp_path / "data"), "--anchor-maps", str(tmp_path / "maps"), "--config", str(tmp_path / "none.toml")]
 
@@ -58,7 +58,7 @@ def test_building_bm25_prints_no_debug_lines_at_the_default_level() -> None:
     import sys
 
     code = ("import logging; logging.basicConfig(level=logging.WARNING)\n"
-            "from docbot.lexical import Lexical\n"
+            "from docbot.indexing.bm25 import Lexical\n"
             "Lexical.build(['a', 'b'], ['session cookie secure', 'templates jinja'], 'h')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "DEBUG" not in out.stderr, out.stderr

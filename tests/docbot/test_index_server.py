@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from crawlers.model import AnchorMap, Page, SectionText
-from docbot.embed import HashEmbedder
-from docbot.index import Index
+from docbot.indexing.embed import HashEmbedder
+from docbot.indexing.index import Index
 
 BASE = "http://127.0.0.1:8000/"
 

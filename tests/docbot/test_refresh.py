@@ -9,7 +9,7 @@ import pytest
 
 from docbot.cli import main
 from docbot.config import Settings, SiteConfig
-from docbot.embed import HashEmbedder
+from docbot.indexing.embed import HashEmbedder
 from docbot.refresh import refresh, render_markdown, write_report
 from tests.conftest import serve_directory
 

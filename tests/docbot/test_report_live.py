@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docbot.gate import Evidence
+from docbot.answering.gate import Evidence
 from docbot.report.live import check_links
 from docbot.report.metrics import Question, RepairCase, Thresholds
 from docbot.report.render import render_html, render_json, render_markdown
@@ -171,7 +171,7 @@ class GatedPipeline(FakePipeline):
         self.used: list[tuple[str | None, tuple[str, ...]]] = []
 
     def evidence(self, question: str, site: str):  # noqa: ANN201
-        from docbot.gate import Evidence
+        from docbot.answering.gate import Evidence
 
         return Evidence(float(question.split()[-1]), 0.0, 0.0, 0.0, 0.0)
 
@@ -183,7 +183,7 @@ class GatedPipeline(FakePipeline):
 
 
 def test_held_out_answers_each_site_with_a_gate_fitted_without_it(site: str) -> None:
-    from docbot.gate_fit import Example, fit
+    from docbot.answering.gate_fit import Example, fit
 
     questions = []
     for s in ("a", "b", "c"):
@@ -205,7 +205,7 @@ def test_held_out_answers_each_site_with_a_gate_fitted_without_it(site: str) -> 
 
 
 def test_held_out_figures_below_threshold_fail_the_report(site: str) -> None:
-    from docbot.gate_fit import Example, fit
+    from docbot.answering.gate_fit import Example, fit
 
     # Site b's answerable questions look like the other sites' out-of-scope ones: only a gate that
     # has seen b answers them, so the held-out figures fail while the in-sample ones pass.

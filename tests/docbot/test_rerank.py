@@ -10,7 +10,7 @@ from ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
 from docbot.config import load_settings
 from docbot.pipeline import Pipeline
-from docbot.rerank import Reranker, fuse, reranker_from_settings
+from docbot.retrieval.rerank import Reranker, fuse, reranker_from_settings
 
 
 class WordModel:

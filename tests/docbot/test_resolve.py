@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from ask_fakes import make_map, make_validator
 
-from docbot.resolve import Resolver
+from docbot.retrieval.resolve import Resolver
 
 
 def resolver() -> Resolver:

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from ask_fakes import FakeIndex, make_chunks
 
-from docbot.chunk import Chunk, content_hash
-from docbot.retrieve import Retriever, jaccard, mmr, rrf
+from docbot.indexing.chunk import Chunk, content_hash
+from docbot.retrieval.hybrid import Retriever, jaccard, mmr, rrf
 
 
 def test_rrf_rewards_agreement_between_rankings() -> None:

@@ -22,16 +22,16 @@ import pytest
 import yaml
 from docbot.slack.fake import BOT_TOKEN, BOT_USER, SECRET, FakeSlack, command_body, fake_slack, signed_headers
 
-import docbot.embed
+import docbot.indexing.embed
 from docbot.cli import main
-from docbot.embed import HashEmbedder
+from docbot.indexing.embed import HashEmbedder
 from tests.conftest import serve_directory
 
 FORM = "application/x-www-form-urlencoded"
 SLACK_ENV = ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_API_URL", "PORT")
 STARTUP_S = 120.0  # the real embedding model loads in the subprocess before the bot listens
 # `docbot` itself (docbot.cli:main), with the deterministic test embedder in place of the local model
-HASH_DOCBOT = ("import sys, docbot.embed as e; e.embedder_from_settings = lambda settings: e.HashEmbedder(); "
+HASH_DOCBOT = ("import sys, docbot.indexing.embed as e; e.embedder_from_settings = lambda settings: e.HashEmbedder(); "
                "from docbot.cli import main; sys.exit(main(sys.argv[1:]))")
 
 
@@ -129,7 +129,7 @@ def crawl(tmp_path: Path, base: str, capsys: pytest.CaptureFixture[str]) -> None
 
 def test_rejected_token_and_missing_index_say_what_to_do(tmp_path: Path, env: pytest.MonkeyPatch, served_site: str,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    env.setattr(docbot.embed, "embedder_from_settings", lambda settings: HashEmbedder())
+    env.setattr(docbot.indexing.embed, "embedder_from_settings", lambda settings: HashEmbedder())
     env.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)
     env.setenv("SLACK_SIGNING_SECRET", SECRET)
     code, _, err = slack_cli(tmp_path, capsys)
@@ -195,7 +195,7 @@ def run_bot_process(tmp_path: Path, docbot: list[str], slack: FakeSlack) -> None
 
 def test_docbot_slack_runs_answers_a_signed_command_and_stops_on_sigterm(
         tmp_path: Path, env: pytest.MonkeyPatch, served_site: str, capsys: pytest.CaptureFixture[str]) -> None:
-    env.setattr(docbot.embed, "embedder_from_settings", lambda settings: HashEmbedder())
+    env.setattr(docbot.indexing.embed, "embedder_from_settings", lambda settings: HashEmbedder())
     crawl(tmp_path, served_site, capsys)
     assert main([*common(tmp_path), "index"]) == 0
     with fake_slack() as slack:

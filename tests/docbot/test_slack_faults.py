@@ -23,7 +23,7 @@ from slack_bot import JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
 
 from docbot.answer import Answer
 from docbot.slack.app import SlackSettings
-from docbot.store import ReferenceLog, StoredTurn
+from docbot.reference_log import ReferenceLog, StoredTurn
 
 REQUEST_ID = re.compile(r"request id `([0-9a-f]{8})`")
 

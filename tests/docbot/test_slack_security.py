@@ -19,7 +19,7 @@ from ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 from docbot.slack.fake import BOT_USER, Call, FakeSlack, command_body, event_body, signed_headers
 from slack_bot import FORM, JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
 
-from docbot.generate import Passage
+from docbot.answering.generate import Passage
 from docbot.pipeline import Pipeline
 from docbot.slack.app import SlackSettings
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from crawlers.model import AnchorMap, Page, Rename, Section
-from docbot.validate import ReferenceValidator, Source
+from docbot.references.validator import ReferenceValidator, Source
 
 BASE = "http://docs.test/"
 

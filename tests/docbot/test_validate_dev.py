@@ -8,7 +8,7 @@ import pytest
 
 from crawlers.urls import join
 from docbot.report.metrics import CaseResult, RepairCase, is_case_right, is_wrong_rewrite
-from docbot.validate import ReferenceValidator
+from docbot.references.validator import ReferenceValidator
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from crawlers.model import AnchorMap, Page, Section
-from docbot.validate import ReferenceValidator, Source
+from docbot.references.validator import ReferenceValidator, Source
 
 BASE = "http://docs.test/"
 PAGES = {

@@ -8,7 +8,7 @@ from urllib.parse import quote
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docbot.validate import _FRAGMENT_PLAIN, _FRAGMENT_SAFE, _LINKS, _sub_links, _sub_markers
+from docbot.references.validator import _FRAGMENT_PLAIN, _FRAGMENT_SAFE, _LINKS, _sub_links, _sub_markers
 
 # The citation-marker pattern as one regex: an optional blank, then the marker.
 MARKER_WITH_BLANK = re.compile(r"(?P<sp>[ \t]?)\[(?P<nums>\d{1,6}(?:\s*,\s*\d{1,6})*)\](?![(:])")

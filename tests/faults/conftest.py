@@ -10,7 +10,7 @@ import functools
 import pytest
 
 from docbot.cli import main
-from docbot.embed import HashEmbedder
+from docbot.indexing.embed import HashEmbedder
 from tests.faults.hostile import Hostile, make_pages, serve
 
 PAGES = 12
@@ -37,7 +37,7 @@ def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture()
 def hash_embeddings(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every command embeds with HashEmbedder (the model does not matter to faults)."""
-    monkeypatch.setattr("docbot.embed.embedder_from_spec", lambda spec: HashEmbedder())
+    monkeypatch.setattr("docbot.indexing.embed.embedder_from_spec", lambda spec: HashEmbedder())
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sys
 
-import docbot.embed
+import docbot.indexing.embed
 from docbot.cli import main
-from docbot.embed import HashEmbedder
+from docbot.indexing.embed import HashEmbedder
 
 if __name__ == "__main__":
-    docbot.embed.embedder_from_spec = lambda spec: HashEmbedder()  # type: ignore[assignment]
+    docbot.indexing.embed.embedder_from_spec = lambda spec: HashEmbedder()  # type: ignore[assignment]
     sys.exit(main(sys.argv[1:]))

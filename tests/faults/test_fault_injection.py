@@ -15,8 +15,8 @@ import pytest
 from crawlers.model import AnchorMap, Page, Section
 from docbot.answer import Answer, Reference
 from docbot.slack.blocks import render_answer
-from docbot.urlish import undisguise
-from docbot.validate import ReferenceValidator, Source
+from docbot.references.scan import undisguise
+from docbot.references.validator import ReferenceValidator, Source
 from tests.faults.conftest import Cli
 from tests.faults.hostile import Hostile
 

@@ -22,9 +22,9 @@ import pytest
 
 from crawlers.model import AnchorMap, load_section_texts
 from docbot.answer import Answer, Reference
-from docbot.embed import HashEmbedder
-from docbot.index import Index
-from docbot.store import ReferenceLog
+from docbot.indexing.embed import HashEmbedder
+from docbot.indexing.index import Index
+from docbot.reference_log import ReferenceLog
 from tests.faults.hostile import Hostile, make_pages, serve
 
 ROOT = Path(__file__).resolve().parents[2]

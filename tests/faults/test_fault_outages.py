@@ -10,8 +10,8 @@ import pytest
 
 from crawlers.crawl import CrawlConfig, crawl_site
 from crawlers.model import AnchorMap, load_section_texts
-from docbot.embed import HashEmbedder
-from docbot.index import Index
+from docbot.indexing.embed import HashEmbedder
+from docbot.indexing.index import Index
 from tests.faults.conftest import PAGES, Cli
 from tests.faults.hostile import Hostile
 

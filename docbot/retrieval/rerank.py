@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from docbot.errors import ConfigError
-from docbot.retrieve import rrf
+from docbot.retrieval.hybrid import rrf
 
 log = logging.getLogger(__name__)
 

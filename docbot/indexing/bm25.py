@@ -1,4 +1,4 @@
-"""BM25 over chunk texts (bm25s), with a tokenizer that keeps API names whole.
+"""BM25 over chunk texts (bm25s), tokenized by :func:`docbot.text.words.tokenize`.
 
 Persisted per site in ``<data-dir>/bm25/<site>/``: the bm25s index files plus
 ``docbot.json`` (chunk ids in index order and the chunk-set hash it was built
@@ -7,57 +7,24 @@ from), so it is rebuilt only when the site's chunks changed.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import logging
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import bm25s
-import snowballstemmer
+
+from docbot.text.words import TOKENIZER, tokenize
 
 # bm25s sets its own logger to DEBUG when imported, which printed "DEBUG bm25s: Building index
 # from tokens" on every `docbot index`; it now follows docbot's level (the root logger's).
 logging.getLogger("bm25s").setLevel(logging.NOTSET)
 
-STOPWORDS = frozenset(
-    "a an and are as at be by can do does for from has have how i if in into is it its me my of on or "
-    "our so that the their then there these this to was we were what when where which who why will "
-    "with you your".split()
-)
-_WORD = re.compile(r"[a-z0-9]+")
-# Dotted or underscored names: flask.Flask.route, SESSION_COOKIE_SECURE, os.path.join, __init__
-_API_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+|_[A-Za-z0-9_]+")
 META_FILE = "docbot.json"
-# Bumped whenever tokenize() changes, so BM25 indexes built with an older one are rebuilt on load.
-TOKENIZER = "words+stems+api-names/2"
-# The Snowball (Porter 2) stem of a lower-case word (``connections`` → ``connect``); every stem docbot
-# compares (BM25, the gate, fragment repair, the report's facts) comes from this one cached stemmer.
-stem = functools.lru_cache(maxsize=200_000)(snowballstemmer.stemmer("english").stemWord)
-
-
-def tokenize(text: str) -> list[str]:
-    """Stems of the lowercased words minus stopwords, plus whole API names and their dotted suffixes.
-
-    Stems (Snowball English) let a question's "ignored", "negation" and "retrying" meet the docs'
-    "ignore", "negates" and "retries". Words with digits stay as written (``http2``, ``utf8``), and
-    API names stay whole and unstemmed: they are matched as names, not as words.
-    """
-    lowered = text.lower()
-    tokens = [w if not w.isalpha() else stem(w) for w in _WORD.findall(lowered) if w not in STOPWORDS]
-    for match in _API_NAME.finditer(text):
-        name = match.group(0).strip("._").lower()
-        if not name or _WORD.fullmatch(name):
-            continue
-        tokens.append(name)
-        parts = name.split(".")
-        tokens.extend(".".join(parts[i:]) for i in range(1, len(parts) - 1))  # Flask.route matches flask.Flask.route
-    return tokens
 
 
 def chunk_set_hash(pairs: Sequence[tuple[str, str]]) -> str:

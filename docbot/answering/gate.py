@@ -29,7 +29,7 @@ any site, so they are taken as they are: subtracting the probes' values there
 measured the size of the site's vocabulary, which made answerable questions on
 large sites look weaker (fitted on the dev sites, the gate refused 13 of 64
 answerable questions of ours on three large sites outside the dev set with it,
-5 without). A logistic model over the features (:class:`GateModel`, fitted by :mod:`docbot.gate_fit`,
+5 without). A logistic model over the features (:class:`GateModel`, fitted by :mod:`docbot.answering.gate_fit`,
 shipped in ``gate_model.json``) scores the question; it is answered when the
 score clears the model's threshold. Pure over plain numbers and token sets.
 """
@@ -44,8 +44,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from docbot.lexical import tokenize
-from docbot.retrieve import Hit, Retrieval
+from docbot.text.words import tokenize
+from docbot.retrieval.hybrid import Hit, Retrieval
 
 FEATURES = ("dense", "coverage", "agreement", "unknown", "lexical")
 SITE_SCALED = frozenset({"dense", "agreement", "lexical"})  # measured relative to the site's probes
@@ -154,7 +154,7 @@ class GateModel:
     @classmethod
     def load(cls, path: Path | None = None) -> GateModel:
         """The model at ``path``, or the one shipped with docbot."""
-        text = Path(path).read_text(encoding="utf-8") if path else resources.files("docbot").joinpath(MODEL_FILE).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8") if path else resources.files("docbot.answering").joinpath(MODEL_FILE).read_text(encoding="utf-8")
         return cls.from_json(json.loads(text))
 
 

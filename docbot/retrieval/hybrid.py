@@ -12,8 +12,8 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
-from docbot.chunk import FENCED_BLOCK, Chunk
-from docbot.lexical import tokenize
+from docbot.indexing.chunk import FENCED_BLOCK, Chunk
+from docbot.text.words import tokenize
 
 K = TypeVar("K", bound=Hashable)  # what is ranked: a deep URL, a position
 RRF_K = 60  # the constant of Cormack et al.; damps the weight of top ranks
@@ -50,7 +50,7 @@ _PARA = re.compile(r"\n\s*\n")
 
 
 class SearchIndex(Protocol):
-    """What retrieval needs from :class:`docbot.index.Index`."""
+    """What retrieval needs from :class:`docbot.indexing.index.Index`."""
 
     def sites(self) -> list[str]: ...
 

@@ -1,6 +1,6 @@
-"""Fit the gate (:class:`docbot.gate.GateModel`) from labelled questions, and leave one site out.
+"""Fit the gate (:class:`docbot.answering.gate.GateModel`) from labelled questions, and leave one site out.
 
-A logistic regression over the site-scaled :class:`~docbot.gate.Evidence`
+A logistic regression over the site-scaled :class:`~docbot.answering.gate.Evidence`
 (standardised, L2-penalised, classes weighted equally: there are far fewer
 out-of-scope questions than answerable ones), then a threshold chosen for the
 product's priority: refuse at most :data:`MAX_FIT_REFUSAL` of the training
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from docbot.gate import FEATURES, Evidence, GateModel
+from docbot.answering.gate import FEATURES, Evidence, GateModel
 
 MAX_FIT_REFUSAL = 0.02  # share of answerable training questions the threshold may refuse
 L2 = 1.0  # penalty on the standardised weights (in units of one question's loss)
@@ -110,7 +110,7 @@ def load_examples(path: Path | None = None) -> list[Example]:
     """Examples saved by :func:`save_examples` (default: the ones shipped with docbot; none if absent)."""
     try:
         text = (Path(path).read_text(encoding="utf-8") if path
-                else resources.files("docbot").joinpath(EXAMPLES_FILE).read_text(encoding="utf-8"))
+                else resources.files("docbot.answering").joinpath(EXAMPLES_FILE).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return []
     out = []

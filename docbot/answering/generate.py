@@ -1,6 +1,6 @@
 """Step 2: phrase an answer from numbered sources with an OpenAI-compatible chat model (langchain-openai).
 
-The model sees only the facts compression chose (:mod:`docbot.compress`), under
+The model sees only the facts compression chose (:mod:`docbot.answering.compress`), under
 their numbered sources, rephrases them and cites them as ``[n]``; it never
 writes references (the validator strips any URL it invents anyway). Any
 failure — timeout, 5xx, rate limit, empty reply, or no reply within
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from docbot.compress import Fact, facts_of
+from docbot.answering.compress import Fact, facts_of
 from docbot.errors import GenerationError
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -45,7 +45,7 @@ class Passage:
     path: tuple[str, ...]
     text: str
     context: str = ""  # the parent section's lead, for a tiny subsection
-    facts: tuple[Fact, ...] = ()  # what compression chose from this source (docbot.compress)
+    facts: tuple[Fact, ...] = ()  # what compression chose from this source (docbot.answering.compress)
 
 
 class Generator(Protocol):

@@ -7,7 +7,7 @@ The only module that talks to Chroma. Layout in the data directory:
   explicitly (chromadb's own embedding function never runs).
 - ``index/<site>.json``: the chunk manifest (model, dim, every chunk), written
   atomically at the end of a build: the commit point of an index run.
-- ``bm25/<site>/``: the BM25 index (see :mod:`docbot.lexical`).
+- ``bm25/<site>/``: the BM25 index (see :mod:`docbot.indexing.bm25`).
 
 A build upserts new and changed chunks before deleting removed ones and only
 then replaces the manifest, so an interrupted run leaves the previous index
@@ -29,10 +29,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from crawlers.model import AnchorMap, SectionText, write_atomic
-from docbot.chunk import Chunk, chunk_sections
-from docbot.embed import Embedder, batched
+from docbot.indexing.chunk import Chunk, chunk_sections
+from docbot.indexing.embed import Embedder, batched
 from docbot.errors import EmbeddingMismatch, IndexMissing
-from docbot.lexical import Lexical, chunk_set_hash
+from docbot.indexing.bm25 import Lexical, chunk_set_hash
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,5 @@
+"""Retrieval: a question's explicit references (pasted URL, API name, quoted title), hybrid search
+(dense + BM25 fused by reciprocal rank, merged into sections) and the opt-in re-ranker.
+
+May import ``docbot.indexing``, ``docbot.references``, ``docbot.text``, the foundation modules and ``crawlers``.
+"""
