@@ -8,7 +8,8 @@ from urllib.parse import quote
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docbot.references.validator import _FRAGMENT_PLAIN, _FRAGMENT_SAFE, _LINKS, _sub_links, _sub_markers
+from docbot.references.links import _FRAGMENT_PLAIN, _FRAGMENT_SAFE
+from docbot.references.scan import LINKS, sub_links, sub_markers
 
 # The citation-marker pattern as one regex: an optional blank, then the marker.
 MARKER_WITH_BLANK = re.compile(r"(?P<sp>[ \t]?)\[(?P<nums>\d{1,6}(?:\s*,\s*\d{1,6})*)\](?![(:])")
@@ -35,14 +36,14 @@ def _renumber(blank: str, nums: str) -> str:
 @settings(max_examples=400, deadline=None)
 @given(TEXTS)
 def test_sub_links_finds_the_same_links_as_the_regex(text: str) -> None:
-    assert _sub_links(text, _show) == _LINKS.sub(_show, text)
+    assert sub_links(text, _show) == LINKS.sub(_show, text)
 
 
 @settings(max_examples=400, deadline=None)
 @given(TEXTS)
 def test_sub_markers_replaces_the_same_markers_and_blanks_as_the_regex(text: str) -> None:
     expected = MARKER_WITH_BLANK.sub(lambda m: _renumber(m.group("sp"), m.group("nums")), text)
-    assert _sub_markers(text, _renumber) == expected
+    assert sub_markers(text, _renumber) == expected
 
 
 @given(st.text(max_size=12))
