@@ -25,11 +25,13 @@ from docbot.indexing.chunk import embedding_text
 from docbot.answering.clarify import MAX_CONFIDENCE, Clarification, across_sites, within_site
 from docbot.answering.clarify import to_json as clarification_json
 from docbot.answering.compress import Similarity, compress
-from docbot.answering.confidence import Calibrator, signals
+from docbot.answering import confidence as calibration
+from docbot.answering.confidence import signals
 from docbot.config import Settings
 from docbot.errors import DocbotError, GenerationError
 from docbot.answering.extractive import ExtractiveGenerator
 from docbot.answering.gate import PROBES, Evidence, GateModel, closest_topics, decide, evidence
+from docbot.answering.logistic import LogisticModel
 from docbot.answering.generate import Generator, Passage, generator_from_env
 from docbot.text.words import tokenize
 from docbot.retrieval.rerank import RERANK_CHARS, Reranker, reranker_from_settings
@@ -91,7 +93,7 @@ class Pipeline:
         k: int = DEFAULT_K,
         extractive: Generator | None = None,
         gate: GateModel | None = None,
-        calibrator: Calibrator | None = None,
+        calibrator: LogisticModel | None = None,
         reranker: Reranker | None = None,
     ) -> None:
         self.index = index
@@ -107,7 +109,7 @@ class Pipeline:
         self.resolver = Resolver(self.maps, validator)
         self._df: dict[str, tuple[dict[str, int], int]] = {}
         self.gate = gate or GateModel.load()
-        self.calibrator = calibrator or Calibrator.load()
+        self.calibrator = calibrator or calibration.load()
         self._baselines: dict[str, Evidence] = {}
         self._title_pages: dict[str, dict[str, int]] = {}  # per site: section title → pages that carry it
 

@@ -24,9 +24,8 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
 
-from docbot.indexing.chunk import split_blocks
+from docbot.answering.units import Source, answerable, clip, lead, norm, trim_code, units
 from docbot.text.words import tokenize
 
 log = logging.getLogger(__name__)
@@ -36,8 +35,6 @@ MAX_FACTS = 7
 MAX_SOURCES = 3  # sources that carry facts; the rest are "see also"
 TOKEN_BUDGET = 900  # what an LLM sees of the facts (about 4 characters a token)
 CHARS_PER_TOKEN = 4
-MAX_UNIT_CHARS = 400  # a longer sentence is clipped at a word
-MAX_CODE_LINES = 12
 MAX_CODE_FACTS = 2  # code blocks in one answer
 PAIR_WORDS = 90  # a fact takes the next sentence too when both are relevant and together this short
 MIN_WORDS = 5  # shorter prose is a label or a fragment, not a fact (list items may be shorter)
@@ -46,38 +43,14 @@ FOLLOW_BONUS = 0.15  # for the sentence right after a picked one
 RANK_DECAY = 0.35  # source n weighs 1 / (1 + RANK_DECAY * (n - 1)), plus its title's share of the question
 TITLE_WEIGHT = 0.5  # how much the question's words in a section's title add to its relevance
 STOP_SHARE = 0.2  # past MIN_FACTS, a fact scoring below this share of the best one is not worth its words
-LEAD_WORDS = 60  # the fallback fact: this much of a section's lead
-TERM_WORDS = 4  # a paragraph this short, without a sentence's end, names what the next paragraph describes
-TERM_CHARS = 60
-MAX_TERMS = 3  # "-u", "--include-untracked", "--no-include-untracked"; more in a row are a table's cells
 ASK_WEIGHT = 2.0  # the words of the sentence that asks weigh this much more than the story around it
 DENSE_WEIGHT = 0.5  # a unit's cosine to the question, added to its share of the question's words
 DENSE_UNITS = 32  # prose units embedded per answer: those that share the most of the question's words
 DENSE_CHARS = 300  # what of a unit is embedded
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_SIGNATURE = re.compile(r"^[\w.\[\]]+\s*\(.*\)\s*(->.*)?$")
-_NAVIGATION = re.compile(
-    r"^(next|previous|prev|back|up|home|contents|table of contents|index|navigation|quick search|"
-    r"show source|edit on github|this page|related topics|go to|skip to|jump to|on this page)\b", re.I)
-_NAV_MARKS = re.compile(r"[«»←→↑]|\s\|\s")
-_VERSION_NOTE = re.compile(r"^(new|changed|added|deprecated|removed)( in| since)? (version|release) [\w.]+\.?$", re.I)
 
 
 # Cosines of texts to the question (an embedding model's); ``None`` scores by words alone.
 Similarity = Callable[[Sequence[str]], Sequence[float]]
-
-
-class Source(Protocol):
-    @property
-    def n(self) -> int: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def path(self) -> tuple[str, ...]: ...
-    @property
-    def text(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,98 +73,6 @@ class _Unit:
     item: bool
     terms: frozenset[str]
     lead_in: bool = False  # ends in ':' right before a code block
-
-
-def _term(block: str) -> bool:
-    """A paragraph that only names what the next one describes: a definition list's term ("-u",
-    "--include-untracked", "SESSION_COOKIE_SECURE"), an admonition's title ("Note")."""
-    flat = " ".join(block.split())
-    if _SIGNATURE.match(flat) or ": " in flat:  # an API entry's signature, a "label: value" line ("Source code:
-        return False  # Lib/json/__init__.py"): what follows stands on its own
-    return 0 < len(flat) <= TERM_CHARS and len(flat.split()) <= TERM_WORDS and not flat.endswith((".", "!", "?", ":", ";", ","))
-
-
-def units(text: str) -> list[tuple[str, bool, bool]]:
-    """(text, is_code, is_list_item) in document order. The terms a description follows (a definition list's
-    "-u" and "--include-untracked") open its first sentence ("-u, --include-untracked: When used with…"): cut
-    off from them, the description does not say what it describes."""
-    out: list[tuple[str, bool, bool]] = []
-    terms: list[str] = []
-
-    def spill() -> None:  # short lines that introduce no description stay units of their own
-        out.extend((t, False, False) for t in terms)
-        terms.clear()
-
-    for block in split_blocks(text):
-        if _FENCE.match(block):
-            spill()
-            out.append((block, True, False))
-            continue
-        lines = block.splitlines()
-        if any(_ITEM.match(line) for line in lines):
-            spill()
-            out.extend((_ITEM.sub("", line).strip(), False, bool(_ITEM.match(line))) for line in lines if line.strip())
-            continue
-        flat = " ".join(block.split())
-        introduced = bool(out) and not out[-1][1] and out[-1][0].endswith(":")  # what a colon introduces is no term
-        if _term(flat) and not (introduced and not terms):
-            terms.append(flat)
-            continue
-        sentences = [s.strip() for s in _SENTENCE.split(flat) if s.strip()]
-        if terms and sentences and len(terms) <= MAX_TERMS:  # more short lines in a row are a table's cells
-            sentences[0] = f"{', '.join(terms)}: {sentences[0]}"
-            terms.clear()
-        spill()
-        out.extend((s, False, False) for s in sentences)
-    spill()
-    return out
-
-
-def _norm(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
-
-
-def answerable(text: str, source: Source, question: str = "") -> bool:
-    """False for a question, a heading echo, navigation, a bare signature or label: never a fact."""
-    words = text.split()
-    if not words or not any(c.isalpha() for c in text):
-        return False
-    if text.rstrip().endswith("?") and _norm(text) not in _norm(question):
-        return False
-    if _norm(text) in {_norm(h) for h in (source.title, *source.path) if h}:
-        return False
-    if len(words) <= 8 and (_NAVIGATION.match(text) or _NAV_MARKS.search(text)):
-        return False
-    if _SIGNATURE.match(text) and not text.endswith("."):
-        return False
-    if _VERSION_NOTE.match(text) and "version" not in question.lower():
-        return False
-    return not (len(words) <= 4 and not text.rstrip().endswith((".", "!")))  # labels: "Parameters:", "Return type:"
-
-
-def _clip(text: str) -> str:
-    if len(text) <= MAX_UNIT_CHARS:
-        return text
-    return text[:MAX_UNIT_CHARS].rsplit(" ", 1)[0] + " …"
-
-
-def trim_code(block: str) -> str:
-    lines = block.splitlines()
-    if len(lines) <= MAX_CODE_LINES + 2:
-        return block
-    return "\n".join([*lines[: MAX_CODE_LINES + 1], "...", lines[-1]])
-
-
-def lead(source: Source) -> str:
-    """A section's first paragraph (or code block), shortened: the fact of last resort."""
-    blocks = split_blocks(source.text)
-    if not blocks:
-        return ""
-    first = blocks[0]
-    if _FENCE.match(first):
-        return trim_code(first)
-    words = first.split()
-    return " ".join(words[:LEAD_WORDS]) + (" …" if len(words) > LEAD_WORDS else "")
 
 
 def _candidates(source: Source, question: str) -> list[_Unit]:
@@ -243,20 +124,20 @@ def _extend(chosen: _Unit, by_source: Sequence[_Unit], relevant: Callable[[_Unit
             code_ok: bool) -> tuple[str, bool, list[_Unit]]:
     """The unit's text, with what it introduces when it ends in ':' (a code block or list items), or with the
     next sentence when that one is relevant too (a fact is one or two sentences); and the units used."""
-    text = trim_code(chosen.text) if chosen.code else _clip(chosen.text)
+    text = trim_code(chosen.text) if chosen.code else clip(chosen.text)
     following = [u for u in by_source if u.position > chosen.position]
     after = following[0] if following and following[0].position == chosen.position + 1 else None
     if chosen.code:
         before = [u for u in by_source if u.position == chosen.position - 1 and u.lead_in]
         if before:  # the code block with the sentence that introduces it
-            return f"{_clip(before[0].text)}\n\n{text}", True, [before[0], chosen]
+            return f"{clip(before[0].text)}\n\n{text}", True, [before[0], chosen]
         return text, True, [chosen]
     if not chosen.text.rstrip().endswith(":"):
         if after and not after.code and not after.item and not chosen.item and relevant(after) \
-                and _norm(after.text) != _norm(chosen.text) \
+                and norm(after.text) != norm(chosen.text) \
                 and len(chosen.text.split()) + len(after.text.split()) <= PAIR_WORDS:
             if not after.text.rstrip().endswith(":"):
-                return f"{text} {_clip(after.text)}", False, [chosen, after]
+                return f"{text} {clip(after.text)}", False, [chosen, after]
             # The next sentence introduces code or a list: the pair comes with what it introduces, or not at all.
             more, code, used = _extend(after, by_source, relevant, code_ok)
             if len(used) > 1:
@@ -271,7 +152,7 @@ def _extend(chosen: _Unit, by_source: Sequence[_Unit], relevant: Callable[[_Unit
         items.append(u)
     if not items:
         return text, False, [chosen]
-    return f"{text} " + "; ".join(_clip(i.text) for i in items), False, [chosen, *items]
+    return f"{text} " + "; ".join(clip(i.text) for i in items), False, [chosen, *items]
 
 
 def _closeness(candidates: Sequence[_Unit], weights: dict[str, float],
@@ -316,9 +197,9 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
     while sources and len(facts) < max_facts:
         carriers = {f.n for f in facts}
         code_ok = sum(f.code for f in facts) < MAX_CODE_FACTS
-        seen = {_norm(u.text) for u in picked}
+        seen = {norm(u.text) for u in picked}
         pool = [u for u in candidates if u not in picked and (u.n in carriers or len(carriers) < MAX_SOURCES)
-                and (code_ok or not (u.code or u.lead_in)) and _norm(u.text) not in seen
+                and (code_ok or not (u.code or u.lead_in)) and norm(u.text) not in seen
                 and (primary is None or u.n == primary)]  # the primary source carries the first fact
         ends = {(u.n, u.position + 1) for u in picked}
         scored = [(_score(u, weights, titled[u.n], u.position == first_prose.get(u.n), (u.n, u.position) in ends,
@@ -348,7 +229,7 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
         if not code and text.rstrip().endswith(":"):  # an introduction with nothing it introduces is not given
             picked.extend(used)
             continue
-        if any(_norm(u.text) in seen for u in used):  # it would repeat a code block or sentence already given
+        if any(norm(u.text) in seen for u in used):  # it would repeat a code block or sentence already given
             picked.extend(used)
             continue
         if len(text) > budget and facts:
@@ -368,7 +249,7 @@ def _opening(source: Source, candidates: Sequence[_Unit]) -> tuple[str, list[_Un
     while opening and opening[-1].text.rstrip().endswith(":"):  # an introduction without what it introduces
         opening.pop()
     if opening:
-        return " ".join(_clip(u.text) for u in opening), opening
+        return " ".join(clip(u.text) for u in opening), opening
     return lead(source), []
 
 

@@ -14,15 +14,13 @@ site's calibrator fitted on the other sites only.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-import numpy as np
-
-from docbot.answering.gate_fit import logistic
+from docbot.answering import logistic
+from docbot.answering.logistic import LogisticModel
 
 SIGNALS = ("gate_margin", "explicit", "top_gap")
 MODEL_FILE = "confidence_model.json"
@@ -37,48 +35,19 @@ def signals(gate_margin: float, explicit: bool, scores: Sequence[float]) -> tupl
     return (max(-10.0, min(10.0, gate_margin)), 1.0 if explicit else 0.0, gap)
 
 
-@dataclass(frozen=True, slots=True)
-class Calibrator:
-    """Logistic weights over :data:`SIGNALS` (standardised by ``mean``/``scale``)."""
-
-    weights: tuple[float, ...]
-    bias: float
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    meta: dict[str, Any] | None = None
-
-    def probability(self, values: Sequence[float]) -> float:
-        z = self.bias + sum(w * (x - m) / s for w, x, m, s in zip(self.weights, values, self.mean, self.scale))
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"signals": list(SIGNALS), "weights": list(self.weights), "bias": self.bias,
-                "mean": list(self.mean), "scale": list(self.scale), "meta": dict(self.meta or {})}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Calibrator:
-        if list(data.get("signals", ())) != list(SIGNALS):
-            raise ValueError(f"confidence model signals {data.get('signals')} are not {list(SIGNALS)}: refit it")
-        return cls(tuple(map(float, data["weights"])), float(data["bias"]), tuple(map(float, data["mean"])),
-                   tuple(map(float, data["scale"])), dict(data.get("meta") or {}))
-
-    @classmethod
-    def load(cls) -> Calibrator:
-        return cls.from_json(json.loads(resources.files("docbot.answering").joinpath(MODEL_FILE).read_text(encoding="utf-8")))
+def load() -> LogisticModel:
+    """The calibrator shipped with docbot."""
+    data = json.loads(resources.files("docbot.answering").joinpath(MODEL_FILE).read_text(encoding="utf-8"))
+    return LogisticModel.from_json(data, SIGNALS, "confidence model")
 
 
-def fit(rows: Sequence[tuple[Sequence[float], bool]], meta: dict[str, Any] | None = None) -> Calibrator:
+def fit(rows: Sequence[tuple[Sequence[float], bool]], meta: dict[str, Any] | None = None) -> LogisticModel:
     """A calibrator from (signals, primary was right) pairs; not class-balanced: it must match frequencies."""
     if not rows:
         raise ValueError("fitting confidence needs answered questions")
-    x = np.array([list(v) for v, _ in rows], dtype=float)
-    y = np.array([1.0 if ok else 0.0 for _, ok in rows])
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
-    scale[scale < 1e-9] = 1.0
-    weights, bias = logistic((x - mean) / scale, y, balanced=False)
-    return Calibrator(tuple(map(float, weights)), bias, tuple(map(float, mean)), tuple(map(float, scale)),
-                      {"answers": len(rows), "right": int(y.sum()), **dict(meta or {})})
+    right = sum(1 for _, ok in rows if ok)
+    return logistic.fit(SIGNALS, [v for v, _ in rows], [ok for _, ok in rows], balanced=False,
+                        meta={"answers": len(rows), "right": right, **dict(meta or {})})
 
 
 @dataclass(frozen=True, slots=True)

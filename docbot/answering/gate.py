@@ -44,6 +44,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from docbot.answering.logistic import LogisticModel
 from docbot.text.words import tokenize
 from docbot.retrieval.hybrid import Hit, Retrieval
 
@@ -125,31 +126,23 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class GateModel:
-    """Logistic weights over the site-scaled features (standardised by ``mean``/``scale``) and a threshold."""
+    """The gate's logistic model over the site-scaled :class:`Evidence`, and the score it must clear."""
 
-    weights: tuple[float, ...]
-    bias: float
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
+    model: LogisticModel
     threshold: float
-    meta: Mapping[str, Any] | None = None
 
     def contributions(self, scaled: Evidence) -> tuple[float, ...]:
-        return tuple(w * (x - m) / s for w, x, m, s in zip(self.weights, scaled.vector(), self.mean, self.scale))
+        return self.model.contributions(scaled.vector())
 
     def score(self, scaled: Evidence) -> float:
-        return self.bias + sum(self.contributions(scaled))
+        return self.model.score(scaled.vector())
 
     def to_json(self) -> dict[str, Any]:
-        return {"features": list(FEATURES), "weights": list(self.weights), "bias": self.bias, "mean": list(self.mean),
-                "scale": list(self.scale), "threshold": self.threshold, "meta": dict(self.meta or {})}
+        return {**self.model.to_json(), "threshold": self.threshold}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GateModel:
-        if list(data.get("features", ())) != list(FEATURES):
-            raise ValueError(f"gate model features {data.get('features')} are not {list(FEATURES)}: refit it")
-        return cls(tuple(map(float, data["weights"])), float(data["bias"]), tuple(map(float, data["mean"])),
-                   tuple(map(float, data["scale"])), float(data["threshold"]), dict(data.get("meta") or {}))
+        return cls(LogisticModel.from_json(data, FEATURES, "gate model"), float(data["threshold"]))
 
     @classmethod
     def load(cls, path: Path | None = None) -> GateModel:

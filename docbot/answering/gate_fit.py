@@ -13,19 +13,16 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from docbot.answering import logistic
 from docbot.answering.gate import FEATURES, Evidence, GateModel
 
 MAX_FIT_REFUSAL = 0.02  # share of answerable training questions the threshold may refuse
-L2 = 1.0  # penalty on the standardised weights (in units of one question's loss)
 EMPTY_GAP = 0.5  # threshold below the lowest kept answerable score when no out-of-scope score lies under it
-NEWTON_STEPS = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,27 +32,6 @@ class Example:
     site: str
     scaled: Evidence
     in_scope: bool
-
-
-def logistic(x: np.ndarray, y: np.ndarray, balanced: bool = True) -> tuple[np.ndarray, float]:
-    """Weights and bias of an L2-penalised logistic regression (Newton's method), classes weighted equally
-    when ``balanced`` (else every example weighs one, so probabilities match frequencies)."""
-    n, d = x.shape
-    pos = max(int(y.sum()), 1)
-    neg = max(n - int(y.sum()), 1)
-    sw = np.where(y > 0, n / (2 * pos), n / (2 * neg)) if balanced else np.ones(n)
-    a = np.hstack([np.ones((n, 1)), x])
-    w = np.zeros(d + 1)
-    penalty = np.diag([0.0] + [L2] * d)
-    for _ in range(NEWTON_STEPS):
-        p = 1.0 / (1.0 + np.exp(-np.clip(a @ w, -30, 30)))
-        grad = a.T @ (sw * (p - y)) + penalty @ w
-        hess = (a * (sw * p * (1 - p))[:, None]).T @ a + penalty
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if float(np.abs(step).max()) < 1e-9:
-            break
-    return w[1:], float(w[0])
 
 
 def threshold(in_scope: Sequence[float], out_of_scope: Sequence[float], max_refusal: float = MAX_FIT_REFUSAL) -> float:
@@ -72,19 +48,14 @@ def fit(examples: Sequence[Example], meta: Mapping[str, Any] | None = None) -> G
     """A gate fitted on ``examples`` (needs answerable and out-of-scope ones)."""
     if not any(e.in_scope for e in examples) or all(e.in_scope for e in examples):
         raise ValueError("fitting the gate needs both answerable and out-of-scope questions")
-    x = np.array([e.scaled.vector() for e in examples], dtype=float)
-    y = np.array([1.0 if e.in_scope else 0.0 for e in examples])
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
-    scale[scale < 1e-9] = 1.0
-    weights, bias = logistic((x - mean) / scale, y)
-    model = GateModel(tuple(map(float, weights)), bias, tuple(map(float, mean)), tuple(map(float, scale)), 0.0)
+    model = GateModel(logistic.fit(FEATURES, [e.scaled.vector() for e in examples], [e.in_scope for e in examples],
+                                   balanced=True), 0.0)
     scores = [model.score(e.scaled) for e in examples]
     cut = threshold([s for s, e in zip(scores, examples) if e.in_scope],
                     [s for s, e in zip(scores, examples) if not e.in_scope])
-    info = {"questions": len(examples), "out_of_scope": int(len(y) - y.sum()),
+    info = {"questions": len(examples), "out_of_scope": sum(not e.in_scope for e in examples),
             "sites": sorted({e.site for e in examples}), "max_fit_refusal": MAX_FIT_REFUSAL, **dict(meta or {})}
-    return GateModel(model.weights, bias, model.mean, model.scale, cut, info)
+    return GateModel(replace(model.model, meta=info), cut)
 
 
 def leave_one_site_out(examples: Sequence[Example], extra: Sequence[Example] = ()) -> dict[str, GateModel]:
@@ -126,5 +97,5 @@ def load_examples(path: Path | None = None) -> list[Example]:
     return out
 
 
-__all__ = ["EXAMPLES_FILE", "FEATURES", "Example", "fit", "leave_one_site_out", "load_examples", "logistic",
-           "save_examples", "threshold"]
+__all__ = ["EXAMPLES_FILE", "FEATURES", "Example", "fit", "leave_one_site_out", "load_examples", "save_examples",
+           "threshold"]

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from crawlers.extract import extract
-from docbot.answering.compress import MAX_FACTS, MIN_FACTS, answerable, compress, lead, units
+from docbot.answering.compress import MAX_FACTS, MIN_FACTS, compress
+from docbot.answering.units import answerable, lead, units
 from docbot.answering.generate import Passage
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"

@@ -4,7 +4,8 @@ import random
 
 import pytest
 
-from docbot.answering.confidence import Calibrator, fit, reliability, signals
+from docbot.answering.confidence import SIGNALS, fit, load, reliability, signals
+from docbot.answering.logistic import LogisticModel
 
 
 def test_signals_read_the_gate_margin_explicitness_and_how_clearly_the_first_section_wins() -> None:
@@ -36,9 +37,9 @@ def test_a_fitted_calibrator_matches_observed_frequencies() -> None:
 
 
 def test_shipped_calibrator_loads_and_rises_with_the_gate_margin() -> None:
-    shipped = Calibrator.load()
+    shipped = load()
     assert shipped.meta and shipped.meta["answers"] > 0
     assert shipped.probability((8.0, 0.0, 0.1)) > shipped.probability((0.5, 0.0, 0.1))
-    assert Calibrator.from_json(shipped.to_json()) == shipped
+    assert LogisticModel.from_json(shipped.to_json(), SIGNALS) == shipped
     with pytest.raises(ValueError, match="refit"):
-        Calibrator.from_json({**shipped.to_json(), "signals": ["margin"]})
+        LogisticModel.from_json({**shipped.to_json(), "inputs": ["margin"]}, SIGNALS)

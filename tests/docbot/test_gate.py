@@ -68,7 +68,7 @@ def shipped() -> GateModel:
 
 def test_shipped_model_loads_with_the_features_the_gate_measures() -> None:
     model = shipped()
-    assert len(model.weights) == len(FEATURES) and model.meta and model.meta["out_of_scope"] > 0
+    assert len(model.model.weights) == len(FEATURES) and model.model.meta and model.model.meta["out_of_scope"] > 0
 
 
 def test_well_supported_question_is_answered() -> None:
@@ -124,7 +124,7 @@ def test_gate_model_round_trips_and_refuses_a_model_of_other_features() -> None:
     model = shipped()
     assert GateModel.from_json(model.to_json()) == model
     with pytest.raises(ValueError, match="refit"):
-        GateModel.from_json({**model.to_json(), "features": ["dense"]})
+        GateModel.from_json({**model.to_json(), "inputs": ["dense"]})
 
 
 def test_retrieval_reports_agreement_per_site() -> None:

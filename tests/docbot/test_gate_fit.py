@@ -34,7 +34,7 @@ def test_fitted_gate_separates_answerable_from_out_of_scope() -> None:
     model = fit(examples())
     refused = [e for e in examples() if model.score(e.scaled) < model.threshold]
     assert all(not e.in_scope for e in refused) and len(refused) >= 6
-    assert model.weights[0] > 0  # a closer best chunk means more likely answerable
+    assert model.model.weights[0] > 0  # a closer best chunk means more likely answerable
 
 
 def test_fitting_needs_both_kinds_of_question() -> None:
@@ -46,8 +46,8 @@ def test_leave_one_site_out_never_sees_the_held_out_site() -> None:
     folds = leave_one_site_out(examples())
     assert sorted(folds) == ["a", "b", "c"]
     for site, model in folds.items():
-        assert model.meta is not None and site not in model.meta["sites"]
-        assert model.meta["questions"] == 26
+        assert model.model.meta is not None and site not in model.model.meta["sites"]
+        assert model.model.meta["questions"] == 26
 
 
 def test_fit_is_deterministic() -> None:

@@ -7,6 +7,7 @@ from ask_fakes import OTHER_BASE, OTHER_SECTIONS, FakeIndex, make_chunks, make_m
 
 from docbot.answer import Reference
 from docbot.answering.gate import FEATURES, GateModel
+from docbot.answering.logistic import LogisticModel
 from docbot.pipeline import MAX_QUESTION_CHARS, Pipeline, clean_question
 from docbot.references.validator import ReferenceValidator
 
@@ -46,7 +47,7 @@ def test_unrelated_question_is_not_covered_with_closest_topics() -> None:
     assert "The closest topics are:" in answer.answer and "[1]" in answer.answer
 
 
-ALWAYS = GateModel((0.0,) * len(FEATURES), 10.0, (0.0,) * len(FEATURES), (1.0,) * len(FEATURES), 0.5)  # answers
+ALWAYS = GateModel(LogisticModel.constant(FEATURES, 10.0), 0.5)  # answers
 ODD = [  # a section of only code, a table flattened to cells, and one not in English
     ("odd.html", "synopsis", "Synopsis", ("Odd", "Synopsis"), "heading", "Guides",
      "```\nuploader --max-size <bytes> [--keep] <file>...\n```"),

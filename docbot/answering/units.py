@@ -1,0 +1,133 @@
+"""What a section's text is made of for answering: sentences, list items and code blocks, and which may be facts.
+
+Pure. :func:`units` cuts a section into units in document order (a definition list's terms open their
+description's first sentence); :func:`answerable` says which prose can never be a fact (a question, a
+heading echo, navigation, a bare signature, a label, a version note); :func:`lead` is a section's opening,
+the fact of last resort. :mod:`docbot.answering.compress` scores and picks among them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+from docbot.indexing.chunk import split_blocks
+
+MAX_UNIT_CHARS = 400  # a longer sentence is clipped at a word
+MAX_CODE_LINES = 12
+LEAD_WORDS = 60  # the fallback fact: this much of a section's lead
+TERM_WORDS = 4  # a paragraph this short, without a sentence's end, names what the next paragraph describes
+TERM_CHARS = 60
+MAX_TERMS = 3  # "-u", "--include-untracked", "--no-include-untracked"; more in a row are a table's cells
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_SIGNATURE = re.compile(r"^[\w.\[\]]+\s*\(.*\)\s*(->.*)?$")
+_NAVIGATION = re.compile(
+    r"^(next|previous|prev|back|up|home|contents|table of contents|index|navigation|quick search|"
+    r"show source|edit on github|this page|related topics|go to|skip to|jump to|on this page)\b", re.I)
+_NAV_MARKS = re.compile(r"[«»←→↑]|\s\|\s")
+_VERSION_NOTE = re.compile(r"^(new|changed|added|deprecated|removed)( in| since)? (version|release) [\w.]+\.?$", re.I)
+
+
+class Source(Protocol):
+    @property
+    def n(self) -> int: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def path(self) -> tuple[str, ...]: ...
+    @property
+    def text(self) -> str: ...
+
+
+def _term(block: str) -> bool:
+    """A paragraph that only names what the next one describes: a definition list's term ("-u",
+    "--include-untracked", "SESSION_COOKIE_SECURE"), an admonition's title ("Note")."""
+    flat = " ".join(block.split())
+    if _SIGNATURE.match(flat) or ": " in flat:  # an API entry's signature, a "label: value" line ("Source code:
+        return False  # Lib/json/__init__.py"): what follows stands on its own
+    return 0 < len(flat) <= TERM_CHARS and len(flat.split()) <= TERM_WORDS and not flat.endswith((".", "!", "?", ":", ";", ","))
+
+
+def units(text: str) -> list[tuple[str, bool, bool]]:
+    """(text, is_code, is_list_item) in document order. The terms a description follows (a definition list's
+    "-u" and "--include-untracked") open its first sentence ("-u, --include-untracked: When used with…"): cut
+    off from them, the description does not say what it describes."""
+    out: list[tuple[str, bool, bool]] = []
+    terms: list[str] = []
+
+    def spill() -> None:  # short lines that introduce no description stay units of their own
+        out.extend((t, False, False) for t in terms)
+        terms.clear()
+
+    for block in split_blocks(text):
+        if _FENCE.match(block):
+            spill()
+            out.append((block, True, False))
+            continue
+        lines = block.splitlines()
+        if any(_ITEM.match(line) for line in lines):
+            spill()
+            out.extend((_ITEM.sub("", line).strip(), False, bool(_ITEM.match(line))) for line in lines if line.strip())
+            continue
+        flat = " ".join(block.split())
+        introduced = bool(out) and not out[-1][1] and out[-1][0].endswith(":")  # what a colon introduces is no term
+        if _term(flat) and not (introduced and not terms):
+            terms.append(flat)
+            continue
+        sentences = [s.strip() for s in _SENTENCE.split(flat) if s.strip()]
+        if terms and sentences and len(terms) <= MAX_TERMS:  # more short lines in a row are a table's cells
+            sentences[0] = f"{', '.join(terms)}: {sentences[0]}"
+            terms.clear()
+        spill()
+        out.extend((s, False, False) for s in sentences)
+    spill()
+    return out
+
+
+def norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def answerable(text: str, source: Source, question: str = "") -> bool:
+    """False for a question, a heading echo, navigation, a bare signature or label: never a fact."""
+    words = text.split()
+    if not words or not any(c.isalpha() for c in text):
+        return False
+    if text.rstrip().endswith("?") and norm(text) not in norm(question):
+        return False
+    if norm(text) in {norm(h) for h in (source.title, *source.path) if h}:
+        return False
+    if len(words) <= 8 and (_NAVIGATION.match(text) or _NAV_MARKS.search(text)):
+        return False
+    if _SIGNATURE.match(text) and not text.endswith("."):
+        return False
+    if _VERSION_NOTE.match(text) and "version" not in question.lower():
+        return False
+    return not (len(words) <= 4 and not text.rstrip().endswith((".", "!")))  # labels: "Parameters:", "Return type:"
+
+
+def clip(text: str) -> str:
+    if len(text) <= MAX_UNIT_CHARS:
+        return text
+    return text[:MAX_UNIT_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def trim_code(block: str) -> str:
+    lines = block.splitlines()
+    if len(lines) <= MAX_CODE_LINES + 2:
+        return block
+    return "\n".join([*lines[: MAX_CODE_LINES + 1], "...", lines[-1]])
+
+
+def lead(source: Source) -> str:
+    """A section's first paragraph (or code block), shortened: the fact of last resort."""
+    blocks = split_blocks(source.text)
+    if not blocks:
+        return ""
+    first = blocks[0]
+    if _FENCE.match(first):
+        return trim_code(first)
+    words = first.split()
+    return " ".join(words[:LEAD_WORDS]) + (" …" if len(words) > LEAD_WORDS else "")
