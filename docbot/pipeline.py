@@ -1,84 +1,97 @@
-"""docbot's answer pipeline: resolve → retrieve → gate → generate → validate.
+"""docbot's answer pipeline: resolve → retrieve → gate → compress → generate → validate.
 
-``Pipeline.ask`` is what the CLI, the Slack bot and the report call. Step 1
-(resolve, retrieve, gate) is system logic only; step 2 lets a generator phrase
-the answer from the chosen sections; the ReferenceValidator then owns every
-link. A question the docs answer in clearly different places gets a clarifying
-question with its options beside a best-effort answer (:mod:`docbot.answering.clarify`). Bad input never raises: it comes back as an ``error`` answer whose text
-says what to do next.
+``Pipeline.ask`` is what the CLI, the Slack bot and the report call; :meth:`Pipeline._ask` reads as the flow it
+runs, one named step a line. Resolution, retrieval and the gate are system logic only; a generator then phrases
+the answer from the facts compression chose; the ReferenceValidator owns every link. A question the docs answer
+in clearly different places gets a clarifying question with its options beside a best-effort answer
+(:mod:`docbot.answering.clarify`). Bad input never raises: it comes back as an ``error`` answer whose text says
+what to do next.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-import unicodedata
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
-from typing import Any, Protocol
-
-import numpy as np
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from crawlers.model import AnchorMap, map_path
-from docbot.answer import Answer, Reference
-from docbot.indexing.chunk import embedding_text
+from docbot.answer import Answer
+from docbot.answering import confidence as calibration
 from docbot.answering.clarify import MAX_CONFIDENCE, Clarification, across_sites, within_site
 from docbot.answering.clarify import to_json as clarification_json
 from docbot.answering.compress import Similarity, compress
-from docbot.answering import confidence as calibration
 from docbot.answering.confidence import signals
+from docbot.answering.extractive import ExtractiveGenerator
+from docbot.answering.gate import Decision, Evidence, GateModel, closest_topics, decide, evidence
+from docbot.answering.generate import Generator, Passage, generator_from_env
+from docbot.answering.logistic import LogisticModel
+from docbot.answering.site_stats import SiteStats
+from docbot.answering.question import Turn, cited_before, clean_question, query_of
 from docbot.config import Settings
 from docbot.errors import DocbotError, GenerationError
-from docbot.answering.extractive import ExtractiveGenerator
-from docbot.answering.gate import PROBES, Evidence, GateModel, closest_topics, decide, evidence
-from docbot.answering.logistic import LogisticModel
-from docbot.answering.generate import Generator, Passage, generator_from_env
-from docbot.text.words import tokenize
+from docbot.indexing.chunk import embedding_text
+from docbot.indexing.embed import cosines_to
+from docbot.references.validator import ReferenceValidator, Source, Validated
+from docbot.retrieval.hybrid import Hit, Retrieval, Retriever, SearchIndex
 from docbot.retrieval.rerank import RERANK_CHARS, Reranker, reranker_from_settings
-from docbot.retrieval.resolve import Resolver, Target
-from docbot.retrieval.hybrid import Hit, Retriever, SearchIndex
-from docbot.references.validator import ReferenceValidator, Source
+from docbot.retrieval.resolve import Resolver, Target, explicit_site
 
 log = logging.getLogger(__name__)
 
 DEFAULT_K = 5  # sources handed to the generator
-MAX_QUESTION_CHARS = 2000  # longer questions are truncated (embedding models read ~256 tokens anyway)
-MIN_PRINTABLE = 0.85  # below this share of printable characters a question is treated as binary junk
-FOLLOW_UP_WORDS = 12  # a question this short in a conversation is read together with the previous one
 SNIPPET_CHARS = 240
 BEST_EFFORT_SOURCES = 1  # sources of the answer given beside a clarifying question
-
-
-class Turn(Protocol):
-    question: str
-    answer: str
-    references: Sequence[Reference]
-
-
-def clean_question(question: str) -> tuple[str, str | None]:
-    """(cleaned question, error message or None): strips, truncates, rejects empty and binary input."""
-    text = question if isinstance(question, str) else str(question)
-    if not text.strip():
-        return "", "The question is empty — ask something like: docbot ask \"How do I set a cookie?\""
-    printable = sum(1 for c in text if c.isprintable() or c in "\n\t")
-    if printable / len(text) < MIN_PRINTABLE or "\x00" in text:
-        return "", "The question looks like binary data, not text — ask in plain words."
-    text = "".join(c if unicodedata.category(c)[0] != "C" or c in "\n\t" else " " for c in text)
-    text = " ".join(text.split())
-    return text[:MAX_QUESTION_CHARS], None
-
-
-def _count_doc_freq(chunks: Sequence[Any]) -> tuple[dict[str, int], int]:
-    freq: dict[str, int] = {}
-    for chunk in chunks:
-        for token in set(tokenize(chunk.embed_text)):
-            freq[token] = freq.get(token, 0) + 1
-    return freq, len(chunks)
 
 
 def _snippet(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+@dataclass(slots=True)
+class _Asked:
+    """One question on its way through the pipeline: what each step found, and how long each took."""
+
+    question: str
+    started: float
+    timings: dict[str, float] = field(default_factory=dict)
+    query: str = ""
+    sites: list[str] = field(default_factory=list)
+    named_site: bool = False  # asked of one site by name (not chosen among several)
+    targets: list[Target] = field(default_factory=list)
+    boost: list[str] = field(default_factory=list)  # deep URLs cited earlier in the conversation
+    retrieval: Retrieval = field(default_factory=lambda: Retrieval(()))
+    ambiguity: Clarification | None = None
+    explicit: list[Hit] = field(default_factory=list)  # sections the question names outright
+    weak: list[Hit] = field(default_factory=list)  # names that may only be mentioned in passing
+    hits: list[Hit] = field(default_factory=list)  # the sections the answer draws on, best first
+
+    @contextmanager
+    def timed(self, step: str) -> Iterator[None]:
+        mark = time.perf_counter()
+        yield
+        self.timings[step] = (time.perf_counter() - mark) * 1000
+
+    def total(self) -> dict[str, float]:
+        self.timings["total"] = (time.perf_counter() - self.started) * 1000
+        return self.timings
+
+
+@dataclass(frozen=True, slots=True)
+class _Verdict:
+    """The gate's decision and the calibrated confidence in the primary section."""
+
+    decision: Decision
+    explicit: bool
+    signals: tuple[float, ...]
+    confidence: float
+
+    @property
+    def resolution(self) -> str:
+        return "explicit" if self.explicit else "semantic" if self.decision.answer else "none"
 
 
 class Pipeline:
@@ -107,29 +120,9 @@ class Pipeline:
         if validator.texts is None:  # the index holds every section's text: it settles ties in fragment repair
             validator.texts = self.section_text
         self.resolver = Resolver(self.maps, validator)
-        self._df: dict[str, tuple[dict[str, int], int]] = {}
+        self.stats = SiteStats(self.retriever, self.maps, k)
         self.gate = gate or GateModel.load()
         self.calibrator = calibrator or calibration.load()
-        self._baselines: dict[str, Evidence] = {}
-        self._title_pages: dict[str, dict[str, int]] = {}  # per site: section title → pages that carry it
-
-    def _similarity(self, question: str) -> Similarity | None:
-        """Cosines of texts to ``question`` by the index's embedding model (what compression weighs besides words);
-        None when the index has no model of its own."""
-        embedder = getattr(self.index, "embedder", None)
-        if embedder is None:
-            return None
-        query_vector = getattr(self.index, "query_vector", embedder.embed_query)  # retrieval has embedded it already
-
-        def cosines(texts: Sequence[str]) -> list[float]:
-            if not texts:
-                return []
-            q = np.asarray(query_vector(question), dtype=np.float32)
-            m = np.asarray(embedder.embed_documents(list(texts)), dtype=np.float32)
-            norms = np.linalg.norm(m, axis=1) * (np.linalg.norm(q) or 1.0)
-            return [float(c) for c in (m @ q) / np.where(norms > 0, norms, 1.0)]
-
-        return cosines
 
     @classmethod
     def from_settings(cls, settings: Settings, generator: Generator | None = None, **kwargs: Any) -> Pipeline:
@@ -147,227 +140,169 @@ class Pipeline:
         kwargs.setdefault("reranker", reranker_from_settings(settings.raw))
         return cls(index, maps, validator, generator if generator is not None else generator_from_env(), **kwargs)
 
-    def display_title(self, hit: Hit) -> str:
-        """A section's title as the answer names it: with the nearest enclosing title that tells it apart when the
-        title alone is ambiguous on its site, that is, when sections of two or more pages carry it ("Examples",
-        "Notes", "Options")."""
-        counts = self._title_pages.get(hit.site)
-        if counts is None:
-            counts = {}
-            amap = self.maps.get(hit.site)
-            for page in amap.pages.values() if amap is not None else ():
-                for title in {s.title.casefold() for s in page.sections} | {page.title.casefold()}:
-                    counts[title] = counts.get(title, 0) + 1
-            self._title_pages[hit.site] = counts
-        if counts.get(hit.title.casefold(), 0) < 2:
-            return hit.title
-        # the nearest enclosing title that is not itself shared (a site-wide "Django documentation" is not)
-        parent = next((t for t in reversed(hit.path[:-1]) if t != hit.title and counts.get(t.casefold(), 0) < 2), None)
-        return f"{parent} › {hit.title}" if parent else hit.title
-
-    def section_text(self, site: str, deep_url: str) -> str | None:
-        """The indexed text of one section (``None`` when the site or section is not indexed)."""
-        try:
-            hit = self.retriever.section(site, deep_url)
-        except Exception as exc:  # noqa: BLE001 - a tie-break is optional; without it the fragment is dropped
-            log.warning("could not read section text of %s (%s)", deep_url, exc)
-            return None
-        return hit.text if hit is not None else None
-
-    # -- helpers -----------------------------------------------------------
-    def _doc_freq(self, sites: Sequence[str]) -> tuple[dict[str, int], int]:
-        key = "\x1f".join(sorted(sites))
-        if key not in self._df:
-            freq: dict[str, int] = {}
-            docs = 0
-            for site in sites:
-                if hasattr(self.index, "doc_freq"):  # the BM25 index has counted them already
-                    site_freq, site_docs = self.index.doc_freq(site)
-                else:
-                    site_freq, site_docs = _count_doc_freq(self.index.chunks(site))
-                docs += site_docs
-                for token, n in site_freq.items():
-                    freq[token] = freq.get(token, 0) + n
-            self._df[key] = (freq, docs)
-        return self._df[key]
-
-    def _reordered(self, query: str, hits: Sequence[Hit]) -> Sequence[Hit]:
-        """Retrieval's sections in the re-ranker's fused order, when there is one. Only the answer's order moves: the
-        gate and the confidence read the retrieval as it came (so refusals are the same with or without it)."""
-        if self.reranker is None:
-            return hits
-        order = self.reranker.order(query, [(h.deep_url, embedding_text(h.path, h.text[:RERANK_CHARS])) for h in hits])
-        return [hits[i] for i in order]
-
-    def baseline(self, site: str) -> Evidence:
-        """The gate's evidence for everyday off-topic questions on ``site``: its own noise floor (cached)."""
-        if site not in self._baselines:
-            freq, docs = self._doc_freq([site])
-            self._baselines[site] = Evidence.mean([
-                evidence(probe, self.retriever.search(probe, k=self.k, sites=[site]), freq, docs) for probe in PROBES
-            ])
-        return self._baselines[site]
-
-    def evidence(self, question: str, site: str) -> Evidence:
-        """The site-scaled evidence the gate weighs for ``question`` asked of ``site`` (for fitting the gate)."""
+    # -- the pipeline ----------------------------------------------------
+    def ask(self, question: str, site: str | None = None, context: Sequence[Turn] = (), k: int | None = None) -> Answer:
+        """Answer ``question`` (optionally only from ``site``, favouring sections cited in ``context``)."""
+        started = time.perf_counter()
         text, problem = clean_question(question)
         if problem:
-            raise DocbotError(problem)
-        freq, docs = self._doc_freq([site])
-        raw = evidence(text, self.retriever.search(text, k=self.k, sites=[site]), freq, docs)
-        return raw.minus(self.baseline(site))
+            return self._error(_Asked(question if isinstance(question, str) else "", started), problem)
+        try:
+            return self._ask(_Asked(text, started), site, context, k or self.k)
+        except DocbotError as exc:
+            return self._error(_Asked(text, started), str(exc))
 
-    def _error(self, question: str, message: str, started: float, status: str = "error") -> Answer:
-        return Answer(question=question, status=status, answer=message, error=message if status == "error" else None,
-                      timings_ms={"total": (time.perf_counter() - started) * 1000})
+    def _ask(self, q: _Asked, site: str | None, context: Sequence[Turn], k: int) -> Answer:
+        problem = self._choose_sites(q, site)
+        if problem:
+            return self._error(q, problem)
+        with q.timed("resolve"):
+            q.targets = self.resolver.resolve(q.question, q.sites)
+        with q.timed("retrieve"):
+            self._retrieve(q, context, k)
+            self._narrow_to_one_site(q, k)
+            self._order(q, k)
+        verdict = self._judge(q)
+        if not verdict.explicit and not verdict.decision.answer:
+            return self._not_covered(q, verdict)
+        clarification = self._clarify(q, verdict, context)
+        sources = [self._source(i, h) for i, h in enumerate(q.hits, start=1)]
+        with q.timed("compress"):
+            passages = self._compress(q)
+        with q.timed("generate"):
+            generator, body = self._generate(q.question, passages)
+        with q.timed("validate"):
+            validated = self.validator.validate(body, sources)
+        return self._answer(q, verdict, generator, validated, clarification)
 
+    # -- the steps, in order ---------------------------------------------
+    def _choose_sites(self, q: _Asked, site: str | None) -> str | None:
+        """The sites to search (all indexed ones, or the one named); a message when there is none to ask."""
+        indexed = self.index.sites()
+        if not indexed:
+            return "No index yet — run `docbot crawl URL --site NAME` and then `docbot index`."
+        if site is not None and site not in indexed:
+            return (f"Site {site!r} is not indexed (indexed: {', '.join(indexed)}) — "
+                    f"run `docbot crawl URL --site {site}` and `docbot index --site {site}`, or pick another --site.")
+        q.sites = indexed if site is None else [site]
+        q.named_site = len(q.sites) == 1
+        return None
+
+    def _retrieve(self, q: _Asked, context: Sequence[Turn], k: int) -> None:
+        """Hybrid retrieval for the question (with a short follow-up read together with the question before it)."""
+        q.query = query_of(q.question, context)
+        q.boost = self._boost_keys(cited_before(context), q.sites)
+        q.retrieval = self.retriever.search(q.query, k=k, sites=q.sites, boost=q.boost)
+
+    def _narrow_to_one_site(self, q: _Asked, k: int) -> None:
+        """With several sites, answer from one: that of a pasted link or full API name, else of the best section
+        (then noting whether other sites answer the question as well: it may be ambiguous)."""
+        if len(q.sites) < 2:
+            return
+        chosen = explicit_site(q.question, q.targets)
+        if chosen is None and q.retrieval.hits:
+            chosen = (q.retrieval.leading or q.retrieval.hits)[0].site  # best evidence, before ordering preferences
+            q.ambiguity = across_sites(q.question, q.retrieval.hits, *self.stats.doc_freq(q.sites))
+        if chosen is not None:
+            q.sites = [chosen]
+            q.targets = [t for t in q.targets if t.site == chosen]
+            q.retrieval = self.retriever.search(q.query, k=k, sites=q.sites, boost=q.boost)
+
+    def _order(self, q: _Asked, k: int) -> None:
+        """The answer's sections: what the question names first, then retrieval's order (re-ranked when on)."""
+        q.explicit = [self._target_hit(t) for t in q.targets if t.strong]
+        q.weak = [self._target_hit(t) for t in q.targets if not t.strong]
+        page_only = next((t for t in q.targets if t.anchor is None), None)
+        hits = list(q.explicit)
+        if page_only is not None:  # a pasted page whose fragment was unrecoverable: its best sections first
+            within = self.retriever.search(q.query, k=2, sites=[page_only.site], within=page_only.url)
+            hits = [h for h in hits if h.deep_url != page_only.deep_url] + list(within.hits)
+        for hit in self._reordered(q.query, q.retrieval.hits):
+            if all(h.deep_url != hit.deep_url for h in hits):
+                hits.append(hit)
+        for hit in q.weak:  # a bare class name may be mentioned in passing: never ahead of the best match
+            if all(h.deep_url != hit.deep_url for h in hits):
+                hits.insert(min(1, len(hits)), hit)
+        q.hits = hits[:k]
+
+    def _judge(self, q: _Asked) -> _Verdict:
+        """The gate's decision on retrieval's evidence and the confidence in the primary section."""
+        freq, docs = self.stats.doc_freq(q.sites)
+        # One site by now whenever anything was retrieved (several only when nothing was: no hits, refused).
+        decision = decide(q.query, q.retrieval, freq, docs, self.stats.baseline(q.sites[0]), self.gate)
+        explicit = bool(q.explicit or (q.weak and q.hits and q.hits[0].deep_url == q.weak[0].deep_url))
+        evidence_of = signals(decision.relevance, explicit, [h.score for h in q.retrieval.hits])
+        return _Verdict(decision, explicit, evidence_of, self.calibrator.probability(evidence_of))
+
+    def _clarify(self, q: _Asked, verdict: _Verdict, context: Sequence[Turn]) -> dict[str, Any] | None:
+        """A clarifying question when the docs answer this in clearly different places; the best-effort answer
+        beside it then draws on the best section only."""
+        if q.ambiguity is None and not q.targets and not context:
+            freq, docs = self.stats.doc_freq(q.sites)
+            q.ambiguity = within_site(q.question, q.hits, freq, docs, with_site=not q.named_site)
+        if q.ambiguity is None or verdict.explicit or verdict.confidence >= MAX_CONFIDENCE:
+            return None
+        clarification = self._clarification(q.ambiguity)
+        if clarification is not None:
+            q.hits = q.hits[:BEST_EFFORT_SOURCES]
+        return clarification
+
+    def _compress(self, q: _Asked) -> list[Passage]:
+        """Retrieval's last step: the facts of the sections that answer this question (generators see only them)."""
+        passages = [Passage(i, self.stats.display_title(h), h.path, h.text, h.context) for i, h in enumerate(q.hits, start=1)]
+        facts = compress(q.question, passages, similarity=self._similarity(q.question))
+        return [replace(p, facts=tuple(f for f in facts if f.n == p.n)) for p in passages]
+
+    def _generate(self, question: str, passages: Sequence[Passage]) -> tuple[str, str]:
+        if self.generator is not None:
+            try:
+                return self.generator.name, self.generator.generate(question, passages)
+            except GenerationError as exc:  # the question is never lost: answer extractively
+                log.warning("LLM fallback: %s", exc)
+        return self.extractive.name, self.extractive.generate(question, passages)
+
+    def _answer(self, q: _Asked, verdict: _Verdict, generator: str, validated: Validated,
+                clarification: dict[str, Any] | None) -> Answer:
+        status = "answered" if validated.references else "not_covered"
+        if status == "answered" and clarification is not None:
+            status = "needs_clarification"
+        else:
+            clarification = None
+        return Answer(
+            question=q.question, status=status, answer=validated.answer, confidence=verdict.confidence,
+            resolution=verdict.resolution, generator=generator, references=validated.references,
+            groups=validated.groups, outcomes=validated.outcomes, timings_ms=q.total(), signals=verdict.signals,
+            clarification=clarification,
+        )
+
+    def _not_covered(self, q: _Asked, verdict: _Verdict) -> Answer:
+        """"Not covered", with the closest topics the docs do cover as references."""
+        topics = closest_topics(q.retrieval.hits)
+        sources = [self._source(i, h) for i, h in enumerate(topics, start=1)]
+        markers = ", ".join(f"{self.stats.display_title(h)} [{i}]" for i, h in enumerate(topics, start=1))
+        body = "This does not seem to be covered in the documentation."
+        if markers:
+            body += f" The closest topics are: {markers}."
+        q.timings["generate"] = 0.0
+        with q.timed("validate"):
+            validated = self.validator.validate(body, sources)
+        return Answer(
+            question=q.question, status="not_covered", answer=validated.answer, confidence=verdict.confidence,
+            resolution="none", generator="extractive", references=validated.references,
+            groups=validated.groups, outcomes=validated.outcomes, timings_ms=q.total(), signals=verdict.signals,
+        )
+
+    def _error(self, q: _Asked, message: str) -> Answer:
+        return Answer(question=q.question, status="error", answer=message, error=message,
+                      timings_ms={"total": (time.perf_counter() - q.started) * 1000})
+
+    # -- what the steps use ------------------------------------------------
     def _target_hit(self, target: Target) -> Hit:
         found = self.retriever.section(target.site, target.deep_url, origin="explicit")
         if found is not None:
             return found
         return Hit(target.site, target.url, target.anchor, target.deep_url, target.title, target.path,
                    target.source_type, "", origin="explicit")
-
-    def _sites(self, site: str | None) -> tuple[list[str], str | None]:
-        indexed = self.index.sites()
-        if not indexed:
-            return [], "No index yet — run `docbot crawl URL --site NAME` and then `docbot index`."
-        if site is None:
-            return indexed, None
-        if site not in indexed:
-            return [], (f"Site {site!r} is not indexed (indexed: {', '.join(indexed)}) — "
-                        f"run `docbot crawl URL --site {site}` and `docbot index --site {site}`, or pick another --site.")
-        return [site], None
-
-    # -- the pipeline ----------------------------------------------------
-    def ask(self, question: str, site: str | None = None, context: Sequence[Turn] = (), k: int | None = None) -> Answer:
-        """Answer ``question`` (optionally only from ``site``, favouring sections cited in ``context``)."""
-        started = time.perf_counter()
-        k = k or self.k
-        text, problem = clean_question(question)
-        if problem:
-            return self._error(question if isinstance(question, str) else "", problem, started)
-        try:
-            return self._ask(text, site, context, k, started)
-        except DocbotError as exc:
-            return self._error(text, str(exc), started)
-
-    def _ask(self, question: str, site: str | None, context: Sequence[Turn], k: int, started: float) -> Answer:
-        timings: dict[str, float] = {}
-        sites, problem = self._sites(site)
-        if problem:
-            return self._error(question, problem, started)
-        mark = time.perf_counter()
-        targets = self.resolver.resolve(question, sites)
-        timings["resolve"] = (time.perf_counter() - mark) * 1000
-
-        mark = time.perf_counter()
-        query = question
-        if context and len(question.split()) < FOLLOW_UP_WORDS:
-            query = f"{context[-1].question} {question}"
-        boost = [r.url for turn in context for r in turn.references]
-        boost_keys = self._boost_keys(boost, sites)
-        retrieval = self.retriever.search(query, k=k, sites=sites, boost=boost_keys)
-        ambiguity: Clarification | None = None
-        named_site = len(sites) == 1
-        if len(sites) > 1:
-            chosen = self._explicit_site(question, targets)
-            if chosen is None and retrieval.hits:
-                chosen = (retrieval.leading or retrieval.hits)[0].site  # best evidence, before ordering preferences
-                ambiguity = across_sites(question, retrieval.hits, *self._doc_freq(sites))
-            if chosen is not None:
-                sites = [chosen]
-                targets = [t for t in targets if t.site == chosen]
-                retrieval = self.retriever.search(query, k=k, sites=sites, boost=boost_keys)
-        explicit = [self._target_hit(t) for t in targets if t.strong]
-        weak = [self._target_hit(t) for t in targets if not t.strong]
-        page_only = next((t for t in targets if t.anchor is None), None)
-        hits = list(explicit)
-        if page_only is not None:  # a pasted page whose fragment was unrecoverable: its best sections first
-            within = self.retriever.search(query, k=2, sites=[page_only.site], within=page_only.url)
-            hits = [h for h in hits if h.deep_url != page_only.deep_url] + list(within.hits)
-        for hit in self._reordered(query, retrieval.hits):
-            if all(h.deep_url != hit.deep_url for h in hits):
-                hits.append(hit)
-        for hit in weak:  # a bare class name may be mentioned in passing: never ahead of the best match
-            if all(h.deep_url != hit.deep_url for h in hits):
-                hits.insert(min(1, len(hits)), hit)
-        hits = hits[:k]
-        timings["retrieve"] = (time.perf_counter() - mark) * 1000
-
-        freq, docs = self._doc_freq(sites)
-        # One site by now whenever anything was retrieved (several only when nothing was: no hits, refused).
-        decision = decide(query, retrieval, freq, docs, self.baseline(sites[0]), self.gate)
-        is_explicit = bool(explicit or (weak and hits and hits[0].deep_url == weak[0].deep_url))
-        evidence_of = signals(decision.relevance, is_explicit, [h.score for h in retrieval.hits])
-        confidence = self.calibrator.probability(evidence_of)
-        if ambiguity is None and not targets and not context:
-            ambiguity = within_site(question, hits, freq, docs, with_site=not named_site)
-        if is_explicit:
-            resolution = "explicit"
-        elif decision.answer:
-            resolution = "semantic"
-        else:
-            return self._not_covered(question, retrieval.hits, confidence, timings, started, evidence_of)
-
-        clarification = None
-        if ambiguity is not None and not is_explicit and confidence < MAX_CONFIDENCE:
-            clarification = self._clarification(ambiguity)
-            if clarification is not None:  # the best-effort answer is minimal: the best section only
-                hits = hits[:BEST_EFFORT_SOURCES]
-        sources = [self._source(i, h) for i, h in enumerate(hits, start=1)]
-        passages = [Passage(i, self.display_title(h), h.path, h.text, h.context) for i, h in enumerate(hits, start=1)]
-        mark = time.perf_counter()
-        # retrieval's last step: generators see these facts, not sections
-        facts = compress(question, passages, similarity=self._similarity(question))
-        passages = [replace(p, facts=tuple(f for f in facts if f.n == p.n)) for p in passages]
-        timings["compress"] = (time.perf_counter() - mark) * 1000
-        mark = time.perf_counter()
-        generator_name, body = self._generate(question, passages)
-        timings["generate"] = (time.perf_counter() - mark) * 1000
-
-        mark = time.perf_counter()
-        validated = self.validator.validate(body, sources)
-        timings["validate"] = (time.perf_counter() - mark) * 1000
-        status = "answered" if validated.references else "not_covered"
-        if status == "answered" and clarification is not None:
-            status = "needs_clarification"
-        else:
-            clarification = None
-        timings["total"] = (time.perf_counter() - started) * 1000
-        return Answer(
-            question=question, status=status,
-            answer=validated.answer, confidence=confidence, resolution=resolution, generator=generator_name,
-            references=validated.references, groups=validated.groups, outcomes=validated.outcomes, timings_ms=timings,
-            signals=evidence_of, clarification=clarification,
-        )
-
-    def _clarification(self, ambiguity: Clarification) -> dict[str, Any] | None:
-        """The clarifying question with the validator's URL for each option; None when fewer than two survive."""
-        options: list[tuple[str, str, str]] = []
-        for option in ambiguity.options:
-            outcome = self.validator.check_url(option.hit.deep_url, option.hit.site)
-            if outcome.output and outcome.action != "link_dropped" and all(u != outcome.output for _, u, _ in options):
-                options.append((option.label, outcome.output, option.hit.site))
-        return clarification_json(ambiguity.question, options) if len(options) > 1 else None
-
-    @staticmethod
-    def _explicit_site(question: str, targets: Sequence[Target]) -> str | None:
-        """With several sites, the one to answer from: that of a pasted link or of an API name written out
-        in full (``flask.Flask.route``); None leaves it to the best section (and the question may be ambiguous).
-
-        The rest of the pipeline then works as for one site, with that site's own rankings and word
-        statistics: BM25 scores of different sites' indexes are not comparable, the gate was calibrated
-        one site at a time, and an answer drawn from one documentation set stays coherent. A name that
-        only ends another site's symbol (``json.dumps`` in ``flask.json.dumps``) does not choose.
-        """
-        for target in targets:
-            if target.how == "url":
-                return target.site
-        for target in targets:
-            if target.how == "symbol" and target.anchor and "." in target.anchor and target.anchor in question:
-                return target.site
-        return None
 
     def _boost_keys(self, urls: Sequence[str], sites: Sequence[str]) -> list[str]:
         """Deep URLs cited earlier, as chunk deep URLs of the indexed sites."""
@@ -380,35 +315,51 @@ class Pipeline:
                     break
         return keys
 
-    def _generate(self, question: str, passages: Sequence[Passage]) -> tuple[str, str]:
-        if self.generator is not None:
-            try:
-                return self.generator.name, self.generator.generate(question, passages)
-            except GenerationError as exc:  # the question is never lost: answer extractively
-                log.warning("LLM fallback: %s", exc)
-        return self.extractive.name, self.extractive.generate(question, passages)
+    def _reordered(self, query: str, hits: Sequence[Hit]) -> Sequence[Hit]:
+        """Retrieval's sections in the re-ranker's fused order, when there is one. Only the answer's order moves: the
+        gate and the confidence read the retrieval as it came (so refusals are the same with or without it)."""
+        if self.reranker is None:
+            return hits
+        order = self.reranker.order(query, [(h.deep_url, embedding_text(h.path, h.text[:RERANK_CHARS])) for h in hits])
+        return [hits[i] for i in order]
+
+    def _clarification(self, ambiguity: Clarification) -> dict[str, Any] | None:
+        """The clarifying question with the validator's URL for each option; None when fewer than two survive."""
+        options: list[tuple[str, str, str]] = []
+        for option in ambiguity.options:
+            outcome = self.validator.check_url(option.hit.deep_url, option.hit.site)
+            if outcome.output and outcome.action != "link_dropped" and all(u != outcome.output for _, u, _ in options):
+                options.append((option.label, outcome.output, option.hit.site))
+        return clarification_json(ambiguity.question, options) if len(options) > 1 else None
+
+    def _similarity(self, question: str) -> Similarity | None:
+        """Cosines of texts to ``question`` by the index's embedding model (what compression weighs besides words);
+        None when the index has no model of its own."""
+        embedder = getattr(self.index, "embedder", None)
+        if embedder is None:
+            return None
+        query_vector = getattr(self.index, "query_vector", embedder.embed_query)  # retrieval has embedded it already
+        return cosines_to(lambda: query_vector(question), embedder)
 
     @staticmethod
     def _source(n: int, hit: Hit) -> Source:
         return Source(n, hit.deep_url, hit.title, hit.path, hit.source_type, hit.site, _snippet(hit.text or hit.context))
 
-    def _not_covered(
-        self, question: str, hits: Sequence[Hit], confidence: float, timings: dict[str, float], started: float,
-        evidence_of: tuple[float, ...] = (),
-    ) -> Answer:
-        topics = closest_topics(hits)
-        sources = [self._source(i, h) for i, h in enumerate(topics, start=1)]
-        markers = ", ".join(f"{self.display_title(h)} [{i}]" for i, h in enumerate(topics, start=1))
-        body = "This does not seem to be covered in the documentation."
-        if markers:
-            body += f" The closest topics are: {markers}."
-        mark = time.perf_counter()
-        validated = self.validator.validate(body, sources)
-        timings["generate"] = 0.0
-        timings["validate"] = (time.perf_counter() - mark) * 1000
-        timings["total"] = (time.perf_counter() - started) * 1000
-        return Answer(
-            question=question, status="not_covered", answer=validated.answer, confidence=confidence,
-            resolution="none", generator="extractive", references=validated.references,
-            groups=validated.groups, outcomes=validated.outcomes, timings_ms=timings, signals=evidence_of,
-        )
+    # -- site statistics (for fitting the gate, and for fragment repair's ties) ------------
+    def evidence(self, question: str, site: str) -> Evidence:
+        """The site-scaled evidence the gate weighs for ``question`` asked of ``site`` (for fitting the gate)."""
+        text, problem = clean_question(question)
+        if problem:
+            raise DocbotError(problem)
+        freq, docs = self.stats.doc_freq([site])
+        raw = evidence(text, self.retriever.search(text, k=self.k, sites=[site]), freq, docs)
+        return raw.minus(self.stats.baseline(site))
+
+    def section_text(self, site: str, deep_url: str) -> str | None:
+        """The indexed text of one section (``None`` when the site or section is not indexed)."""
+        try:
+            hit = self.retriever.section(site, deep_url)
+        except Exception as exc:  # noqa: BLE001 - a tie-break is optional; without it the fragment is dropped
+            log.warning("could not read section text of %s (%s)", deep_url, exc)
+            return None
+        return hit.text if hit is not None else None

@@ -13,8 +13,10 @@ import math
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
 
 from docbot.config import Settings
 from docbot.errors import ConfigError
@@ -216,3 +218,19 @@ def embedder_from_settings(settings: Settings) -> Embedder:
 
 def batched(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def cosines_to(query_vector: Callable[[], Sequence[float]], embedder: Embedder) -> Callable[[Sequence[str]], list[float]]:
+    """A function giving the cosine of each text (embedded by ``embedder``) to the query's vector. The query is
+    embedded only when texts come (retrieval has usually embedded it already), and a model fault surfaces there,
+    in the caller that can fall back."""
+
+    def cosines(texts: Sequence[str]) -> list[float]:
+        if not texts:
+            return []
+        q = np.asarray(query_vector(), dtype=np.float32)
+        m = np.asarray(embedder.embed_documents(list(texts)), dtype=np.float32)
+        norms = np.linalg.norm(m, axis=1) * (np.linalg.norm(q) or 1.0)
+        return [float(c) for c in (m @ q) / np.where(norms > 0, norms, 1.0)]
+
+    return cosines

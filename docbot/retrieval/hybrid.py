@@ -61,6 +61,21 @@ class SearchIndex(Protocol):
     def lexical(self, query: str, k: int = 20, sites: Sequence[str] | None = None) -> list[tuple[Chunk, float]]: ...
 
 
+def count_doc_freq(chunks: Sequence[Chunk]) -> tuple[dict[str, int], int]:
+    """(token → number of chunks holding it, number of chunks), counted."""
+    freq: dict[str, int] = {}
+    for chunk in chunks:
+        for token in set(tokenize(chunk.embed_text)):
+            freq[token] = freq.get(token, 0) + 1
+    return freq, len(chunks)
+
+
+def site_doc_freq(index: SearchIndex, site: str) -> tuple[dict[str, int], int]:
+    """One site's document frequencies: read off its BM25 index when it has one, else counted."""
+    doc_freq = getattr(index, "doc_freq", None)
+    return doc_freq(site) if doc_freq is not None else count_doc_freq(index.chunks(site))
+
+
 @dataclass(frozen=True, slots=True)
 class Hit:
     """One retrieved section: a deep link with its merged text and the evidence behind it."""

@@ -223,3 +223,21 @@ class Resolver:
                 for url, anchor in self._title_table(site).get(key, ())[:MAX_PER_SYMBOL]:
                     out.append(replace(_target(site, self.maps[site].pages[url], anchor, "title"), strong=strong))
         return out
+
+
+def explicit_site(question: str, targets: Sequence[Target]) -> str | None:
+    """With several sites, the one to answer from: that of a pasted link or of an API name written out
+    in full (``flask.Flask.route``); None leaves it to the best section (and the question may be ambiguous).
+
+    The rest of the pipeline then works as for one site, with that site's own rankings and word
+    statistics: BM25 scores of different sites' indexes are not comparable, the gate was calibrated
+    one site at a time, and an answer drawn from one documentation set stays coherent. A name that
+    only ends another site's symbol (``json.dumps`` in ``flask.json.dumps``) does not choose.
+    """
+    for target in targets:
+        if target.how == "url":
+            return target.site
+    for target in targets:
+        if target.how == "symbol" and target.anchor and "." in target.anchor and target.anchor in question:
+            return target.site
+    return None

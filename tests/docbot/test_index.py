@@ -232,10 +232,10 @@ def test_batches_are_stored_while_the_next_is_embedded_and_a_failed_write_commit
 
 
 def test_document_frequencies_come_from_the_bm25_index_and_match_counting(tmp_path: Path) -> None:
-    from docbot.pipeline import _count_doc_freq
+    from docbot.retrieval.hybrid import count_doc_freq
 
     index = Index.open(tmp_path, HashEmbedder(), client=client(tmp_path))
     sections, amap = site_fixture()
     index.build("demo", sections, amap)
-    assert index.doc_freq("demo") == _count_doc_freq(index.chunks("demo"))
+    assert index.doc_freq("demo") == count_doc_freq(index.chunks("demo"))
     assert index.doc_freq("demo")[1] == len(index.chunks("demo"))

@@ -8,7 +8,8 @@ from ask_fakes import OTHER_BASE, OTHER_SECTIONS, FakeIndex, make_chunks, make_m
 from docbot.answer import Reference
 from docbot.answering.gate import FEATURES, GateModel
 from docbot.answering.logistic import LogisticModel
-from docbot.pipeline import MAX_QUESTION_CHARS, Pipeline, clean_question
+from docbot.answering.question import MAX_QUESTION_CHARS, clean_question
+from docbot.pipeline import Pipeline
 from docbot.references.validator import ReferenceValidator
 
 
@@ -147,5 +148,5 @@ def test_a_title_that_many_pages_share_is_named_with_its_page() -> None:
                    "Examples", ("CREATE INDEX", "Examples"), "Reference", "x")
     sessions = Hit("demo", "http://docs.test/guide.html", "sessions", "http://docs.test/guide.html#sessions",
                    "Sessions", ("Guide", "Sessions"), "Guides", "z")
-    assert p.display_title(examples) == "CREATE INDEX › Examples"  # "See also Examples [3]" said nothing
-    assert p.display_title(sessions) == "Sessions"  # one page has it: its own title is clear
+    assert p.stats.display_title(examples) == "CREATE INDEX › Examples"  # "See also Examples [3]" said nothing
+    assert p.stats.display_title(sessions) == "Sessions"  # one page has it: its own title is clear
