@@ -11,29 +11,28 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Iterable
+from urllib.parse import unquote
 
 from lxml import etree
 
-from crawlers.extract import (
-    API_DL,
+from crawlers.chrome import chrome_free_text, chrome_free_text_raw, is_chrome
+from crawlers.html import (
     BLOCKS,
-    CALLABLE_DL,
     HEADINGS,
     LINK_LIST_MIN_CHARS,
     LINK_LIST_SHARE,
-    MAX_API_TITLE,
-    MAX_SECTION_CHARS,
-    MAX_SECTIONS,
-    PERMALINK_CHARS,
-    RUSTDOC_ANCHOR,
-    ExtractedSection,
     has_text,
-    is_chrome,
     link_text,
     text_of,
-    unquote_fragment,
 )
 
+MAX_SECTIONS = 20_000  # sections kept per page; the rest of a runaway page is ignored
+MAX_SECTION_CHARS = 200_000  # clean text kept per section
+MAX_API_TITLE = 80
+API_DL = frozenset({"py", "c", "cpp", "js", "rst", "java", "std", "http", "dj"})
+CALLABLE_DL = frozenset({"function", "method", "classmethod", "staticmethod", "decorator", "decoratormethod", "coroutinefunction", "coroutinemethod"})
+# rustdoc's item ids ("method.push", "impl-Debug"); Javadoc's "method-summary" and "method-detail" are not items
+RUSTDOC_ANCHOR = re.compile(r"^(?:(method|tymethod|structfield|variant|associatedtype|associatedconstant)\.|(impl)-)")
 MAX_WRAPPER_CLIMB = 5  # DocBook puts h2 four levels below div.sect1[id]
 NOTE_DL = frozenset({"footnote", "citation", "field-list"})
 _TITLE_TAILS = (" - ", " — ", " – ", " | ", " · ", " :: ", ": ")  # what separates a page's name from the site's
@@ -68,6 +67,27 @@ _ENTRY_IDS = etree.XPath(".//*[@id]/@id | .//a/@name")
 _SAME_PAGE_HREFS = etree.XPath(".//a[starts-with(@href, '#')]/@href")
 _DESCNAME = etree.XPath(".//*[contains(concat(' ', @class, ' '), ' descname ')]")
 _DESCCLASSNAME = etree.XPath(".//*[contains(concat(' ', @class, ' '), ' descclassname ')]")
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedSection:
+    """A heading or API/definition entry, in document order.
+
+    ``anchor``: an id present in the page, or None; ``path``: titles from the
+    page title down to this section (inclusive); ``text``: clean text of the
+    section's own content up to the next section (code blocks fenced with ```).
+    ``aliases``: other ids that land on the same place (label spans, wrappers);
+    ``inner_ids``: ids of elements inside the section's own content.
+    """
+
+    anchor: str | None
+    title: str
+    level: int
+    path: tuple[str, ...]
+    kind: str  # "heading" | "api"
+    text: str
+    aliases: tuple[str, ...] = ()
+    inner_ids: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -122,31 +142,6 @@ class _Open:
             out.append(block)
             prev_item = is_item
         return "".join(out)[:MAX_SECTION_CHARS]
-
-
-def _chrome_free_parts(el: etree._Element) -> str:
-    """Text inside ``el`` (its tail excluded) without the chrome in it: permalinks, line numbers."""
-    parts: list[str] = []
-    walker = etree.iterwalk(el, events=("start", "end"))
-    for event, node in walker:
-        if event == "start":
-            if node is not el and is_chrome(node):
-                walker.skip_subtree()
-            elif node.text:
-                parts.append(node.text)
-        elif node is not el and node.tail:
-            parts.append(node.tail)
-    return "".join(parts)
-
-
-def _chrome_free_text_raw(el: etree._Element) -> str:
-    """Text of ``el`` without chrome, spacing kept: a line of code."""
-    return _chrome_free_parts(el).replace("\xa0", " ").rstrip()
-
-
-def _chrome_free_text(el: etree._Element) -> str:
-    """Text of ``el`` without permalink chrome; whitespace collapsed."""
-    return " ".join(_chrome_free_parts(el).split()).strip(PERMALINK_CHARS).strip()
 
 
 def _is_banner(h1: etree._Element) -> bool:
@@ -278,10 +273,10 @@ def walk_sections(
     if banners:
         skip = skip | banners
     title_h1 = next((h for h in main.iter("h1") if not _hidden(h, skip)), None)
-    page_title = _chrome_free_text(title_h1) if title_h1 is not None else ""
+    page_title = chrome_free_text(title_h1) if title_h1 is not None else ""
     if not page_title:
         first = next((h for h in main.iter(*HEADINGS) if not _hidden(h, skip)), None)
-        first_text = _chrome_free_text(first) if first is not None else ""
+        first_text = chrome_free_text(first) if first is not None else ""
         page_title = html_title or first_text
         if first is not None and _names_page(first_text, page_title):
             page_title = first_text
@@ -316,7 +311,7 @@ def walk_sections(
             continue
         action = actions.get(tag, _INLINE)
         if action == _HEADING and (_in_box(el, main) or (
-            stack and stack[-1].kind == "api" and _chrome_free_text(el).strip().rstrip(":").lower() in ENTRY_PART_TITLES
+            stack and stack[-1].kind == "api" and chrome_free_text(el).strip().rstrip(":").lower() in ENTRY_PART_TITLES
         )):
             action = _BLOCK  # its title is a line of the box's (or the API entry's) text
         if action == _HEADING and len(opened) < MAX_SECTIONS:
@@ -328,7 +323,7 @@ def walk_sections(
             top = stack[-1] if stack else None
             if top is not None and top.dl is not None:
                 raw = top.raw_level + 1
-            title = _chrome_free_text(el)
+            title = chrome_free_text(el)
             anchor, aliases, from_marker = _resolve_heading(el, main, anchors)
             cls = set(el.get("class", "").split())
             symbol = _SYMBOL_HEADING.fullmatch(title.strip())
@@ -364,7 +359,7 @@ def walk_sections(
                     stack.pop()
                 top = stack[-1] if stack else None
                 parent_api = top if top is not None and top.kind == "api" else None
-                signature = _chrome_free_text(el)
+                signature = chrome_free_text(el)
                 names = _DESCNAME(el)
                 if names:
                     short = " ".join("".join(names[0].itertext()).split())
@@ -400,7 +395,7 @@ def walk_sections(
             walker.skip_subtree()
             if cur.inline:
                 cur.flush()
-            code = "\n".join(_chrome_free_text_raw(line) for line in el if isinstance(line.tag, str))
+            code = "\n".join(chrome_free_text_raw(line) for line in el if isinstance(line.tag, str))
             if code.strip():
                 cur.add(f"```\n{code.strip(chr(10))}\n```")
             continue
@@ -481,3 +476,8 @@ def _is_link_list(section: _Open) -> bool:
 
 def _unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
+
+
+def unquote_fragment(href: str) -> str:
+    """The fragment of a same-page ``href="#x"``, percent-decoded."""
+    return unquote(href[1:]) if href.startswith("#") else ""
