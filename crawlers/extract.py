@@ -1,7 +1,7 @@
 """Parse one HTML page (once, with lxml) into anchors, links, title and section tree.
 
 Pure function: bytes in, plain data out. The page is read by :mod:`crawlers.html`, its main region found by
-:mod:`crawlers.chrome`, and its sections by the walk of :mod:`crawlers.extract_sections`; this module decides
+:mod:`crawlers.chrome`, and its sections by the walk of :mod:`crawlers.sections`; this module decides
 the page-level parts: every anchor, the links, the title, the canonical URL, and whether the page is
 navigation. The ReferenceValidator's live check reuses :func:`extract_anchors` so crawl and check never
 disagree about what an anchor is. Works on the generators real sites use (Sphinx old and new, MkDocs,
@@ -20,8 +20,9 @@ from urllib.parse import urljoin
 from lxml import etree
 
 from crawlers.chrome import body_chrome, main_region
-from crawlers.extract_sections import ExtractedSection, walk_sections
 from crawlers.html import MAX_DEPTH, link_text, nested_too_deep, parse_html
+from crawlers.section_text import ExtractedSection
+from crawlers.sections import walk_sections
 
 log = logging.getLogger(__name__)
 

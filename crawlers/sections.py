@@ -1,42 +1,30 @@
-"""The section walk of :mod:`crawlers.extract`: one pass over the main region.
+"""The section walk: one pass over a page's main region, for :mod:`crawlers.extract`.
 
-Headings and API/definition entries open sections; every other element's text
-goes to the innermost open section. Anchors are resolved from what the
-generator wrote (own id, enclosing section wrapper, headerlink, preceding
-``<a name>``); nothing is slugified.
+Headings and API/definition entries open sections; every other element's text goes to the innermost open
+section (:mod:`crawlers.section_text`). Headings are anchored by :mod:`crawlers.heading_anchors`; API entries
+are named the way their generator does (Sphinx's ``dl.py``, rustdoc's ``method.new``, Javadoc's overloads,
+GTK-Doc's symbols), and what is chrome (:mod:`crawlers.chrome`) is skipped.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Iterable
-from urllib.parse import unquote
 
 from lxml import etree
 
 from crawlers.chrome import chrome_free_text, chrome_free_text_raw, is_chrome
-from crawlers.html import (
-    BLOCKS,
-    HEADINGS,
-    LINK_LIST_MIN_CHARS,
-    LINK_LIST_SHARE,
-    has_text,
-    link_text,
-    text_of,
-)
+from crawlers.heading_anchors import marker_ids, resolve_heading
+from crawlers.html import BLOCKS, HEADINGS, link_text, text_of
+from crawlers.section_text import ExtractedSection, OpenSection, finish_sections
 
 MAX_SECTIONS = 20_000  # sections kept per page; the rest of a runaway page is ignored
-MAX_SECTION_CHARS = 200_000  # clean text kept per section
 MAX_API_TITLE = 80
 API_DL = frozenset({"py", "c", "cpp", "js", "rst", "java", "std", "http", "dj"})
 CALLABLE_DL = frozenset({"function", "method", "classmethod", "staticmethod", "decorator", "decoratormethod", "coroutinefunction", "coroutinemethod"})
 # rustdoc's item ids ("method.push", "impl-Debug"); Javadoc's "method-summary" and "method-detail" are not items
 RUSTDOC_ANCHOR = re.compile(r"^(?:(method|tymethod|structfield|variant|associatedtype|associatedconstant)\.|(impl)-)")
-MAX_WRAPPER_CLIMB = 5  # DocBook puts h2 four levels below div.sect1[id]
 NOTE_DL = frozenset({"footnote", "citation", "field-list"})
 _TITLE_TAILS = (" - ", " — ", " – ", " | ", " · ", " :: ", ": ")  # what separates a page's name from the site's
-LINK_LIST_PROSE_WORDS = 5  # what such a section keeps: its sentences of prose, not its links
 API_HEADING_CLASSES = frozenset({"code-header", "memtitle", "method", "fn", "impl"})
 # Boxes whose heading titles the box, not a section: DocBook writes <div class="note"><h3 class="title">Note</h3>.
 # Taken as sections, every later entry of the page nested under the last "Note".
@@ -63,85 +51,8 @@ START_ACTIONS: dict[str, int] = {
     "code": _CODE, "kbd": _CODE, "samp": _CODE, "tt": _CODE, "var": _CODE,
 }
 END_BREAKS = BLOCKS | {"li", "dt"}
-_ENTRY_IDS = etree.XPath(".//*[@id]/@id | .//a/@name")
-_SAME_PAGE_HREFS = etree.XPath(".//a[starts-with(@href, '#')]/@href")
 _DESCNAME = etree.XPath(".//*[contains(concat(' ', @class, ' '), ' descname ')]")
 _DESCCLASSNAME = etree.XPath(".//*[contains(concat(' ', @class, ' '), ' descclassname ')]")
-
-
-@dataclass(frozen=True, slots=True)
-class ExtractedSection:
-    """A heading or API/definition entry, in document order.
-
-    ``anchor``: an id present in the page, or None; ``path``: titles from the
-    page title down to this section (inclusive); ``text``: clean text of the
-    section's own content up to the next section (code blocks fenced with ```).
-    ``aliases``: other ids that land on the same place (label spans, wrappers);
-    ``inner_ids``: ids of elements inside the section's own content.
-    """
-
-    anchor: str | None
-    title: str
-    level: int
-    path: tuple[str, ...]
-    kind: str  # "heading" | "api"
-    text: str
-    aliases: tuple[str, ...] = ()
-    inner_ids: tuple[str, ...] = ()
-
-
-@dataclass(slots=True)
-class _Open:
-    """A section being filled by the walk."""
-
-    anchor: str | None
-    aliases: list[str]
-    title: str
-    raw_level: int
-    kind: str
-    path: tuple[str, ...]
-    short: str = ""
-    dl: etree._Element | None = None
-    sig: bool = False
-    blocks: list[tuple[str, bool]] = field(default_factory=list)
-    block_links: list[int] = field(default_factory=list)  # link characters of each block
-    inline: list[str] = field(default_factory=list)
-    inner: list[str] = field(default_factory=list)
-    prefix: str = ""
-    chars: int = 0
-    linked: int = 0  # characters of link text (whitespace not counted): a list of links is no answer
-    counted: int = 0  # of them, in blocks already added
-
-    def flush(self) -> None:
-        if not self.inline:
-            return
-        text = " ".join("".join(self.inline).split())
-        self.inline.clear()
-        if text:
-            self.add(self.prefix + text, bool(self.prefix))
-            self.prefix = ""
-
-    def add(self, block: str, is_item: bool = False) -> None:
-        if self.chars < MAX_SECTION_CHARS:
-            self.blocks.append((block, is_item))
-            self.block_links.append(self.linked - self.counted)
-            self.chars += len(block)
-        self.counted = self.linked
-
-    def render(self) -> str:
-        blocks = self.blocks
-        if _is_link_list(self):  # a table of contents keeps only the prose that introduces it
-            blocks = [(block, False) for (block, item), linked in zip(self.blocks, self.block_links)
-                      if not item and len(block.split()) >= LINK_LIST_PROSE_WORDS
-                      and linked < LINK_LIST_SHARE * len("".join(block.split()))]
-        out: list[str] = []
-        prev_item = False
-        for block, is_item in blocks:
-            if out:
-                out.append("\n" if is_item and prev_item else "\n\n")
-            out.append(block)
-            prev_item = is_item
-        return "".join(out)[:MAX_SECTION_CHARS]
 
 
 def _is_banner(h1: etree._Element) -> bool:
@@ -167,73 +78,6 @@ def _hidden(el: etree._Element, skip: frozenset[etree._Element]) -> bool:
             return True
         node = node.getparent()
     return False
-
-
-def _is_marker(el: etree._Element) -> bool:
-    """An element that holds no text: a label span, an ``<a name>``, an empty div."""
-    if el.tag in ("img", "svg", "iframe", "video", "pre", "table", "input"):
-        return False
-    return not has_text(el)
-
-
-def _marker_ids(el: etree._Element) -> list[str]:
-    ids = [str(v) for v in _ENTRY_IDS(el)]
-    own = el.get("id") or (el.get("name") if el.tag == "a" else None)
-    return ([own] if own else []) + [i for i in ids if i != own]
-
-
-def _resolve_heading(
-    h: etree._Element, main: etree._Element, anchors: frozenset[str]
-) -> tuple[str | None, list[str], bool]:
-    """(anchor, aliases, from_marker) of a heading, from ids the generator wrote."""
-    own = h.get("id") or None
-    inside = [i for m in h.iterdescendants() if _is_marker(m) for i in _marker_ids(m) if i != own]
-    wrappers: list[str] = []
-    markers: list[str] = []
-    node = h
-    for _ in range(MAX_WRAPPER_CLIMB):
-        blocked = False
-        for sib in node.itersiblings(preceding=True):
-            if not isinstance(sib.tag, str) or is_chrome(sib) or "sidebar" in (sib.get("class") or ""):
-                continue  # an empty sidebar (Qt's, filled by script) is no marker of the heading after it
-            if (sib.tail or "").strip() or not _is_marker(sib):
-                blocked = True
-                break
-            markers.extend(_marker_ids(sib))
-        parent = node.getparent()
-        if blocked or parent is None or node is main or parent is main or (parent.text or "").strip():
-            break
-        wrapper_id = parent.get("id") or (parent.get("name") if parent.tag == "a" else None)
-        if wrapper_id:
-            wrappers.append(wrapper_id)
-        node = parent
-    link_target = None
-    for href in _SAME_PAGE_HREFS(h):
-        target = unquote_fragment(str(href))
-        if target in anchors:
-            link_target = target
-            break
-        if str(href)[1:] in anchors:
-            link_target = str(href)[1:]
-            break
-    candidates = [c for c in [own, *wrappers, *inside, *markers] if c]
-    if own:
-        anchor: str | None = own
-    elif link_target and link_target in candidates:
-        anchor = link_target
-    elif wrappers:
-        anchor = wrappers[0]
-    elif link_target:
-        anchor = link_target
-    elif inside or markers:
-        anchor = (inside or markers)[0]
-    else:
-        anchor = None
-    if link_target and link_target not in candidates:
-        candidates.append(link_target)
-    aliases = list(dict.fromkeys(c for c in candidates if c != anchor))
-    from_marker = anchor is not None and anchor not in (own, link_target) and anchor not in wrappers
-    return anchor, aliases, from_marker
 
 
 def _rustdoc_name(anchor: str | None) -> str:
@@ -281,9 +125,9 @@ def walk_sections(
         if first is not None and _names_page(first_text, page_title):
             page_title = first_text
             title_h1 = first  # the page starts at a lower heading that repeats the title
-    preamble = _Open(None, [], page_title, 1, "heading", (page_title,))
-    opened: list[_Open] = []
-    stack: list[_Open] = []
+    preamble = OpenSection(None, [], page_title, 1, "heading", (page_title,))
+    opened: list[OpenSection] = []
+    stack: list[OpenSection] = []
     li_depth = 0
     walker = etree.iterwalk(main, events=("start", "end"))
     cur = preamble
@@ -324,7 +168,7 @@ def walk_sections(
             if top is not None and top.dl is not None:
                 raw = top.raw_level + 1
             title = chrome_free_text(el)
-            anchor, aliases, from_marker = _resolve_heading(el, main, anchors)
+            anchor, aliases, from_marker = resolve_heading(el, main, anchors)
             cls = set(el.get("class", "").split())
             symbol = _SYMBOL_HEADING.fullmatch(title.strip())
             is_api = bool(cls & API_HEADING_CLASSES) or symbol is not None or bool(
@@ -344,14 +188,14 @@ def walk_sections(
             if is_api and short != title:
                 title = short
                 path = path[:-1] + (title,)
-            sec = _Open(anchor, aliases, title, raw, "api" if is_api else "heading", path, short=short, sig=is_api)
+            sec = OpenSection(anchor, aliases, title, raw, "api" if is_api else "heading", path, short=short, sig=is_api)
             opened.append(sec)
             stack.append(sec)
             cur = sec
             continue
         if action == _ENTRY and len(opened) < MAX_SECTIONS:
             dl, classes = _entry_dl(el)
-            ids = _marker_ids(el) if dl is not None else []
+            ids = marker_ids(el) if dl is not None else []
             if ids:
                 cur.flush()
                 walker.skip_subtree()
@@ -376,7 +220,7 @@ def walk_sections(
                 raw = top.raw_level + 1 if top is not None else 1
                 path = (top.path if top is not None else (page_title,)) + (title,)
                 is_sig = bool(classes & API_DL) or "sig" in el.get("class", "").split()
-                sec = _Open(ids[0], ids[1:], title, raw, "api", path, short=short, dl=dl, sig=is_sig)
+                sec = OpenSection(ids[0], ids[1:], title, raw, "api", path, short=short, dl=dl, sig=is_sig)
                 sec.add(signature)
                 opened.append(sec)
                 stack.append(sec)
@@ -435,49 +279,4 @@ def walk_sections(
     for sec in stack:
         sec.flush()
     preamble.flush()
-    return _finish(opened, preamble, page_title)
-
-
-def _finish(opened: list[_Open], preamble: _Open, page_title: str) -> tuple[tuple[ExtractedSection, ...], str, int, int]:
-    if not opened:
-        if not preamble.blocks:
-            return (), page_title, 0, 0
-        opened = [preamble]
-    headings = [s.raw_level for s in opened if s.kind == "heading"]
-    offset = min(headings) - 1 if headings else 0
-    taken: set[str] = set()
-    for s in opened:
-        if s.anchor:
-            taken.add(s.anchor)
-        taken.update(s.aliases)
-    out = tuple(
-        ExtractedSection(
-            anchor=s.anchor,
-            title=s.title,
-            level=max(1, s.raw_level - offset),
-            path=s.path,
-            kind=s.kind,
-            text=s.render(),
-            aliases=tuple(s.aliases),
-            inner_ids=_unique(i for i in s.inner if i not in taken),
-        )
-        for s in opened
-    )
-    api = sum(1 for s in opened if s.kind == "api" and s.sig)
-    return out, page_title, api, len(headings)
-
-
-def _is_link_list(section: _Open) -> bool:
-    """Whether the section's text is mostly link text (a table of contents, a list of pages): it answers nothing
-    but the prose that introduces it; its anchor stays valid (see :data:`LINK_LIST_SHARE`)."""
-    chars = sum(len("".join(block.split())) for block, _ in section.blocks)
-    return chars >= LINK_LIST_MIN_CHARS and section.linked >= LINK_LIST_SHARE * chars
-
-
-def _unique(items: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(items))
-
-
-def unquote_fragment(href: str) -> str:
-    """The fragment of a same-page ``href="#x"``, percent-decoded."""
-    return unquote(href[1:]) if href.startswith("#") else ""
+    return finish_sections(opened, preamble, page_title)
