@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from crawlers.extract import Extracted, ExtractedSection, extract
+from crawlers.extract import Extracted, extract
+from crawlers.section_text import ExtractedSection
 
 EVAL_DIR = Path("/work/shared/eval")
 ROOTS = {

@@ -1,43 +1,30 @@
-"""The section walk of :mod:`crawlers.extract`: one pass over the main region.
+"""The section walk: one pass over a page's main region, for :mod:`crawlers.extract`.
 
-Headings and API/definition entries open sections; every other element's text
-goes to the innermost open section. Anchors are resolved from what the
-generator wrote (own id, enclosing section wrapper, headerlink, preceding
-``<a name>``); nothing is slugified.
+Headings and API/definition entries open sections; every other element's text goes to the innermost open
+section (:mod:`crawlers.section_text`). Headings are anchored by :mod:`crawlers.heading_anchors`; API entries
+are named the way their generator does (Sphinx's ``dl.py``, rustdoc's ``method.new``, Javadoc's overloads,
+GTK-Doc's symbols), and what is chrome (:mod:`crawlers.chrome`) is skipped.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Iterable
 
 from lxml import etree
 
-from crawlers.extract import (
-    API_DL,
-    BLOCKS,
-    CALLABLE_DL,
-    HEADINGS,
-    LINK_LIST_MIN_CHARS,
-    LINK_LIST_SHARE,
-    MAX_API_TITLE,
-    MAX_SECTION_CHARS,
-    MAX_SECTIONS,
-    PERMALINK_CHARS,
-    RUSTDOC_ANCHOR,
-    ExtractedSection,
-    has_text,
-    is_chrome,
-    link_text,
-    text_of,
-    unquote_fragment,
-)
+from crawlers.chrome import chrome_free_text, chrome_free_text_raw, is_chrome
+from crawlers.heading_anchors import marker_ids, resolve_heading
+from crawlers.html import BLOCKS, HEADINGS, link_text, text_of
+from crawlers.section_text import ExtractedSection, OpenSection, finish_sections
 
-MAX_WRAPPER_CLIMB = 5  # DocBook puts h2 four levels below div.sect1[id]
+MAX_SECTIONS = 20_000  # sections kept per page; the rest of a runaway page is ignored
+MAX_API_TITLE = 80
+API_DL = frozenset({"py", "c", "cpp", "js", "rst", "java", "std", "http", "dj"})
+CALLABLE_DL = frozenset({"function", "method", "classmethod", "staticmethod", "decorator", "decoratormethod", "coroutinefunction", "coroutinemethod"})
+# rustdoc's item ids ("method.push", "impl-Debug"); Javadoc's "method-summary" and "method-detail" are not items
+RUSTDOC_ANCHOR = re.compile(r"^(?:(method|tymethod|structfield|variant|associatedtype|associatedconstant)\.|(impl)-)")
 NOTE_DL = frozenset({"footnote", "citation", "field-list"})
 _TITLE_TAILS = (" - ", " — ", " – ", " | ", " · ", " :: ", ": ")  # what separates a page's name from the site's
-LINK_LIST_PROSE_WORDS = 5  # what such a section keeps: its sentences of prose, not its links
 API_HEADING_CLASSES = frozenset({"code-header", "memtitle", "method", "fn", "impl"})
 # Boxes whose heading titles the box, not a section: DocBook writes <div class="note"><h3 class="title">Note</h3>.
 # Taken as sections, every later entry of the page nested under the last "Note".
@@ -64,89 +51,8 @@ START_ACTIONS: dict[str, int] = {
     "code": _CODE, "kbd": _CODE, "samp": _CODE, "tt": _CODE, "var": _CODE,
 }
 END_BREAKS = BLOCKS | {"li", "dt"}
-_ENTRY_IDS = etree.XPath(".//*[@id]/@id | .//a/@name")
-_SAME_PAGE_HREFS = etree.XPath(".//a[starts-with(@href, '#')]/@href")
 _DESCNAME = etree.XPath(".//*[contains(concat(' ', @class, ' '), ' descname ')]")
 _DESCCLASSNAME = etree.XPath(".//*[contains(concat(' ', @class, ' '), ' descclassname ')]")
-
-
-@dataclass(slots=True)
-class _Open:
-    """A section being filled by the walk."""
-
-    anchor: str | None
-    aliases: list[str]
-    title: str
-    raw_level: int
-    kind: str
-    path: tuple[str, ...]
-    short: str = ""
-    dl: etree._Element | None = None
-    sig: bool = False
-    blocks: list[tuple[str, bool]] = field(default_factory=list)
-    block_links: list[int] = field(default_factory=list)  # link characters of each block
-    inline: list[str] = field(default_factory=list)
-    inner: list[str] = field(default_factory=list)
-    prefix: str = ""
-    chars: int = 0
-    linked: int = 0  # characters of link text (whitespace not counted): a list of links is no answer
-    counted: int = 0  # of them, in blocks already added
-
-    def flush(self) -> None:
-        if not self.inline:
-            return
-        text = " ".join("".join(self.inline).split())
-        self.inline.clear()
-        if text:
-            self.add(self.prefix + text, bool(self.prefix))
-            self.prefix = ""
-
-    def add(self, block: str, is_item: bool = False) -> None:
-        if self.chars < MAX_SECTION_CHARS:
-            self.blocks.append((block, is_item))
-            self.block_links.append(self.linked - self.counted)
-            self.chars += len(block)
-        self.counted = self.linked
-
-    def render(self) -> str:
-        blocks = self.blocks
-        if _is_link_list(self):  # a table of contents keeps only the prose that introduces it
-            blocks = [(block, False) for (block, item), linked in zip(self.blocks, self.block_links)
-                      if not item and len(block.split()) >= LINK_LIST_PROSE_WORDS
-                      and linked < LINK_LIST_SHARE * len("".join(block.split()))]
-        out: list[str] = []
-        prev_item = False
-        for block, is_item in blocks:
-            if out:
-                out.append("\n" if is_item and prev_item else "\n\n")
-            out.append(block)
-            prev_item = is_item
-        return "".join(out)[:MAX_SECTION_CHARS]
-
-
-def _chrome_free_parts(el: etree._Element) -> str:
-    """Text inside ``el`` (its tail excluded) without the chrome in it: permalinks, line numbers."""
-    parts: list[str] = []
-    walker = etree.iterwalk(el, events=("start", "end"))
-    for event, node in walker:
-        if event == "start":
-            if node is not el and is_chrome(node):
-                walker.skip_subtree()
-            elif node.text:
-                parts.append(node.text)
-        elif node is not el and node.tail:
-            parts.append(node.tail)
-    return "".join(parts)
-
-
-def _chrome_free_text_raw(el: etree._Element) -> str:
-    """Text of ``el`` without chrome, spacing kept: a line of code."""
-    return _chrome_free_parts(el).replace("\xa0", " ").rstrip()
-
-
-def _chrome_free_text(el: etree._Element) -> str:
-    """Text of ``el`` without permalink chrome; whitespace collapsed."""
-    return " ".join(_chrome_free_parts(el).split()).strip(PERMALINK_CHARS).strip()
 
 
 def _is_banner(h1: etree._Element) -> bool:
@@ -172,73 +78,6 @@ def _hidden(el: etree._Element, skip: frozenset[etree._Element]) -> bool:
             return True
         node = node.getparent()
     return False
-
-
-def _is_marker(el: etree._Element) -> bool:
-    """An element that holds no text: a label span, an ``<a name>``, an empty div."""
-    if el.tag in ("img", "svg", "iframe", "video", "pre", "table", "input"):
-        return False
-    return not has_text(el)
-
-
-def _marker_ids(el: etree._Element) -> list[str]:
-    ids = [str(v) for v in _ENTRY_IDS(el)]
-    own = el.get("id") or (el.get("name") if el.tag == "a" else None)
-    return ([own] if own else []) + [i for i in ids if i != own]
-
-
-def _resolve_heading(
-    h: etree._Element, main: etree._Element, anchors: frozenset[str]
-) -> tuple[str | None, list[str], bool]:
-    """(anchor, aliases, from_marker) of a heading, from ids the generator wrote."""
-    own = h.get("id") or None
-    inside = [i for m in h.iterdescendants() if _is_marker(m) for i in _marker_ids(m) if i != own]
-    wrappers: list[str] = []
-    markers: list[str] = []
-    node = h
-    for _ in range(MAX_WRAPPER_CLIMB):
-        blocked = False
-        for sib in node.itersiblings(preceding=True):
-            if not isinstance(sib.tag, str) or is_chrome(sib) or "sidebar" in (sib.get("class") or ""):
-                continue  # an empty sidebar (Qt's, filled by script) is no marker of the heading after it
-            if (sib.tail or "").strip() or not _is_marker(sib):
-                blocked = True
-                break
-            markers.extend(_marker_ids(sib))
-        parent = node.getparent()
-        if blocked or parent is None or node is main or parent is main or (parent.text or "").strip():
-            break
-        wrapper_id = parent.get("id") or (parent.get("name") if parent.tag == "a" else None)
-        if wrapper_id:
-            wrappers.append(wrapper_id)
-        node = parent
-    link_target = None
-    for href in _SAME_PAGE_HREFS(h):
-        target = unquote_fragment(str(href))
-        if target in anchors:
-            link_target = target
-            break
-        if str(href)[1:] in anchors:
-            link_target = str(href)[1:]
-            break
-    candidates = [c for c in [own, *wrappers, *inside, *markers] if c]
-    if own:
-        anchor: str | None = own
-    elif link_target and link_target in candidates:
-        anchor = link_target
-    elif wrappers:
-        anchor = wrappers[0]
-    elif link_target:
-        anchor = link_target
-    elif inside or markers:
-        anchor = (inside or markers)[0]
-    else:
-        anchor = None
-    if link_target and link_target not in candidates:
-        candidates.append(link_target)
-    aliases = list(dict.fromkeys(c for c in candidates if c != anchor))
-    from_marker = anchor is not None and anchor not in (own, link_target) and anchor not in wrappers
-    return anchor, aliases, from_marker
 
 
 def _rustdoc_name(anchor: str | None) -> str:
@@ -278,17 +117,17 @@ def walk_sections(
     if banners:
         skip = skip | banners
     title_h1 = next((h for h in main.iter("h1") if not _hidden(h, skip)), None)
-    page_title = _chrome_free_text(title_h1) if title_h1 is not None else ""
+    page_title = chrome_free_text(title_h1) if title_h1 is not None else ""
     if not page_title:
         first = next((h for h in main.iter(*HEADINGS) if not _hidden(h, skip)), None)
-        first_text = _chrome_free_text(first) if first is not None else ""
+        first_text = chrome_free_text(first) if first is not None else ""
         page_title = html_title or first_text
         if first is not None and _names_page(first_text, page_title):
             page_title = first_text
             title_h1 = first  # the page starts at a lower heading that repeats the title
-    preamble = _Open(None, [], page_title, 1, "heading", (page_title,))
-    opened: list[_Open] = []
-    stack: list[_Open] = []
+    preamble = OpenSection(None, [], page_title, 1, "heading", (page_title,))
+    opened: list[OpenSection] = []
+    stack: list[OpenSection] = []
     li_depth = 0
     walker = etree.iterwalk(main, events=("start", "end"))
     cur = preamble
@@ -316,7 +155,7 @@ def walk_sections(
             continue
         action = actions.get(tag, _INLINE)
         if action == _HEADING and (_in_box(el, main) or (
-            stack and stack[-1].kind == "api" and _chrome_free_text(el).strip().rstrip(":").lower() in ENTRY_PART_TITLES
+            stack and stack[-1].kind == "api" and chrome_free_text(el).strip().rstrip(":").lower() in ENTRY_PART_TITLES
         )):
             action = _BLOCK  # its title is a line of the box's (or the API entry's) text
         if action == _HEADING and len(opened) < MAX_SECTIONS:
@@ -328,8 +167,8 @@ def walk_sections(
             top = stack[-1] if stack else None
             if top is not None and top.dl is not None:
                 raw = top.raw_level + 1
-            title = _chrome_free_text(el)
-            anchor, aliases, from_marker = _resolve_heading(el, main, anchors)
+            title = chrome_free_text(el)
+            anchor, aliases, from_marker = resolve_heading(el, main, anchors)
             cls = set(el.get("class", "").split())
             symbol = _SYMBOL_HEADING.fullmatch(title.strip())
             is_api = bool(cls & API_HEADING_CLASSES) or symbol is not None or bool(
@@ -349,14 +188,14 @@ def walk_sections(
             if is_api and short != title:
                 title = short
                 path = path[:-1] + (title,)
-            sec = _Open(anchor, aliases, title, raw, "api" if is_api else "heading", path, short=short, sig=is_api)
+            sec = OpenSection(anchor, aliases, title, raw, "api" if is_api else "heading", path, short=short, sig=is_api)
             opened.append(sec)
             stack.append(sec)
             cur = sec
             continue
         if action == _ENTRY and len(opened) < MAX_SECTIONS:
             dl, classes = _entry_dl(el)
-            ids = _marker_ids(el) if dl is not None else []
+            ids = marker_ids(el) if dl is not None else []
             if ids:
                 cur.flush()
                 walker.skip_subtree()
@@ -364,7 +203,7 @@ def walk_sections(
                     stack.pop()
                 top = stack[-1] if stack else None
                 parent_api = top if top is not None and top.kind == "api" else None
-                signature = _chrome_free_text(el)
+                signature = chrome_free_text(el)
                 names = _DESCNAME(el)
                 if names:
                     short = " ".join("".join(names[0].itertext()).split())
@@ -381,7 +220,7 @@ def walk_sections(
                 raw = top.raw_level + 1 if top is not None else 1
                 path = (top.path if top is not None else (page_title,)) + (title,)
                 is_sig = bool(classes & API_DL) or "sig" in el.get("class", "").split()
-                sec = _Open(ids[0], ids[1:], title, raw, "api", path, short=short, dl=dl, sig=is_sig)
+                sec = OpenSection(ids[0], ids[1:], title, raw, "api", path, short=short, dl=dl, sig=is_sig)
                 sec.add(signature)
                 opened.append(sec)
                 stack.append(sec)
@@ -400,7 +239,7 @@ def walk_sections(
             walker.skip_subtree()
             if cur.inline:
                 cur.flush()
-            code = "\n".join(_chrome_free_text_raw(line) for line in el if isinstance(line.tag, str))
+            code = "\n".join(chrome_free_text_raw(line) for line in el if isinstance(line.tag, str))
             if code.strip():
                 cur.add(f"```\n{code.strip(chr(10))}\n```")
             continue
@@ -440,44 +279,4 @@ def walk_sections(
     for sec in stack:
         sec.flush()
     preamble.flush()
-    return _finish(opened, preamble, page_title)
-
-
-def _finish(opened: list[_Open], preamble: _Open, page_title: str) -> tuple[tuple[ExtractedSection, ...], str, int, int]:
-    if not opened:
-        if not preamble.blocks:
-            return (), page_title, 0, 0
-        opened = [preamble]
-    headings = [s.raw_level for s in opened if s.kind == "heading"]
-    offset = min(headings) - 1 if headings else 0
-    taken: set[str] = set()
-    for s in opened:
-        if s.anchor:
-            taken.add(s.anchor)
-        taken.update(s.aliases)
-    out = tuple(
-        ExtractedSection(
-            anchor=s.anchor,
-            title=s.title,
-            level=max(1, s.raw_level - offset),
-            path=s.path,
-            kind=s.kind,
-            text=s.render(),
-            aliases=tuple(s.aliases),
-            inner_ids=_unique(i for i in s.inner if i not in taken),
-        )
-        for s in opened
-    )
-    api = sum(1 for s in opened if s.kind == "api" and s.sig)
-    return out, page_title, api, len(headings)
-
-
-def _is_link_list(section: _Open) -> bool:
-    """Whether the section's text is mostly link text (a table of contents, a list of pages): it answers nothing
-    but the prose that introduces it; its anchor stays valid (see :data:`LINK_LIST_SHARE`)."""
-    chars = sum(len("".join(block.split())) for block, _ in section.blocks)
-    return chars >= LINK_LIST_MIN_CHARS and section.linked >= LINK_LIST_SHARE * chars
-
-
-def _unique(items: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(items))
+    return finish_sections(opened, preamble, page_title)

@@ -1,0 +1,305 @@
+"""The crawl loop: frontier, scope, bounded concurrency, and the anchor map it builds.
+
+:class:`CrawlState` is one crawl's mutable state. It fetches robots.txt first, then the start URL, the
+previous map's pages, sitemap URLs and every in-scope link, with at most ``concurrency`` requests in
+flight; parses each HTML page once with :func:`crawlers.extract.extract`; keeps a previous page's entry
+when it did not change, or failed for a passing reason; and assembles the
+:class:`~crawlers.crawl_types.CrawlResult`. The result never depends on completion order: pages, anchors
+and texts are sorted before they leave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from crawlers import fetch as f
+from crawlers.crawl_types import CrawlConfig, CrawlResult, CrawlStats
+from crawlers.diff import ChangeReport, diff_maps, merge_renames
+from crawlers.errors import StartURLError
+from crawlers.extract import EXTRACTOR_VERSION
+from crawlers.fetch import FetchResult, Fetcher
+from crawlers.frontier import Frontier
+from crawlers.model import AnchorMap, Page, SectionText
+from crawlers.pages import ParsePool, aggregate_pages, build_page, dir_alias
+from crawlers.robots import fetch_robots
+from crawlers.sitemap import discover
+from crawlers.sourcetype import classify, is_navigation
+from crawlers.urls import normalize, scope_prefix
+
+# The loop logs under the name its messages had before it got a module of its own: the CLI prints that name
+# ("WARNING crawlers.crawl: … keeping its last-known-good entry"), so moving code does not change the output.
+log = logging.getLogger("crawlers.crawl")
+
+MAX_ERROR_SAMPLES = 5
+SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")  # looked for under the start directory and the origin
+# Failures after which a previously known page is kept as last-known-good (flagged stale).
+TRANSIENT = frozenset({f.TIMEOUT_ERR, f.DEADLINE_ERR, f.CONNECT_ERR, f.HTTP_ERR, f.SERVER_ERR, f.RATE_LIMITED,
+                       f.CLIENT_ERR, f.REDIRECT_LOOP, f.TOO_MANY_REDIRECTS, "parse_error"})
+
+
+class CrawlState:
+    """Mutable state of one crawl; lives for one call of :func:`crawlers.crawl.crawl`."""
+
+    def __init__(self, config: CrawlConfig, previous: AnchorMap | None, previous_texts: Sequence[SectionText],
+                 fetcher: Fetcher, progress: Callable[[int, int], None] | None) -> None:
+        self.config = config
+        self.previous = previous
+        # A map written by another version of the extractor: every page is parsed again (no conditional requests),
+        # so a docbot upgrade reaches the texts of pages that did not change.
+        self.reparse = previous is not None and previous.extractor != EXTRACTOR_VERSION
+        if self.reparse:
+            log.warning("the map of %s was written by another version of docbot's extractor; every page is fetched "
+                        "and parsed again", config.site)
+        self.fetcher = fetcher
+        self.progress = progress
+        self.frontier = Frontier(scope_prefix(config.start_url), config.include, config.exclude,
+                                 max_pages=config.max_pages, max_query_variants=config.max_query_variants,
+                                 max_url_length=config.max_url_length)
+        self.prev_texts: dict[str, list[SectionText]] = {}
+        for t in previous_texts:
+            self.prev_texts.setdefault(t.url, []).append(t)
+        self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self.pages: dict[str, Page] = {}
+        self.texts: dict[str, list[SectionText]] = {}
+        self.aliases: dict[str, set[str]] = {}
+        self.claimed: set[str] = set()
+        self.errors: Counter[str] = Counter()
+        self.samples: dict[str, list[str]] = {}
+        self.stats = Counter[str]()
+        self.done = 0
+        self.parser = ParsePool(config.parse_processes)
+        self.crawl_delay = 0.0
+        self._delay_lock = asyncio.Lock()
+        self._last_request = 0.0
+
+    # -- frontier -------------------------------------------------------
+    def error(self, kind: str, url: str) -> None:
+        self.errors[kind] += 1
+        samples = self.samples.setdefault(kind, [])
+        if len(samples) < MAX_ERROR_SAMPLES:
+            samples.append(url)
+
+    def admit(self, url: str) -> None:
+        canonical = self.frontier.admit(url)
+        if canonical is not None:
+            self.queue.put_nowait(canonical)
+
+    # -- one URL --------------------------------------------------------
+    async def _polite(self) -> None:
+        delay = self.crawl_delay
+        if delay <= 0:
+            return
+        async with self._delay_lock:
+            wait = self._last_request + delay - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._last_request = time.monotonic()
+
+    def keep_previous(self, prev: Page, aliases: set[str], stale: bool) -> None:
+        if prev.url in self.pages and not self.pages[prev.url].stale:
+            self.aliases.setdefault(prev.url, set()).update(aliases)
+            return
+        self.pages[prev.url] = dataclasses.replace(prev, stale=stale)
+        self.aliases.setdefault(prev.url, set(prev.aliases)).update(aliases)
+        self.texts[prev.url] = self.prev_texts.get(prev.url, [])
+        for link in prev.links or ():  # an unchanged page still leads to pages the last crawl did not reach
+            self.admit(link)
+
+    def conditional(self, prev: Page | None) -> tuple[str | None, str | None]:
+        # Without the page's previous texts (or links) a 304 would leave it textless (or a dead end): fetch it.
+        # ("Other" pages, navigation among them, may have no texts by design.)
+        if prev is None or self.config.refetch or self.reparse or prev.links is None or (
+            prev.sections and prev.url not in self.prev_texts and prev.source_type != "Other"
+        ):
+            return None, None
+        return prev.etag, prev.last_modified
+
+    async def visit(self, url: str, start: bool = False) -> str:
+        """Fetch and record one URL; returns the outcome kind ("ok", "not_modified" or an error kind).
+
+        The start URL may redirect anywhere (http → https, / → /en/latest/); the scope follows it.
+        """
+        prev = self.previous.page(url) if self.previous else None
+        etag, modified = self.conditional(prev)
+        await self._polite()
+        result = await self.fetcher.get(url, etag=etag, last_modified=modified, follow=None if start else self.frontier.in_scope)
+        self.stats["requests"] += 1
+        try:
+            final = normalize(result.final_url)
+        except ValueError:
+            final = url
+        requested = {normalize(u) for u in (url, *result.redirects) if _http(u)}
+        if result.error == f.OFFSITE_REDIRECT:
+            self.error(f.OFFSITE_REDIRECT, url)
+            self.stats["skipped"] += 1
+            return f.OFFSITE_REDIRECT
+        if start and not self.frontier.in_scope(final):
+            log.info("start URL %s redirects to %s; crawling under %s", url, final, scope_prefix(final))
+            self.frontier.prefix = scope_prefix(final)
+        self.frontier.mark(final)
+        if result.not_modified:
+            prev = prev or (self.previous.page(final) if self.previous else None)
+            if prev is None:
+                self.error("unexpected_304", url)
+                return "unexpected_304"
+            self.stats["not_modified"] += 1
+            self.keep_previous(prev, requested - {prev.url}, stale=False)
+            return "not_modified"
+        if result.error is not None:
+            return self.failed(url, result, prev, requested)
+        canonical = final
+        aliases = requested - {canonical}
+        if canonical in self.claimed:
+            self.aliases.setdefault(canonical, set()).update(aliases)
+            return "ok"
+        self.claimed.add(canonical)
+        try:
+            ex = await self.parser.extract(result)
+        except Exception:  # noqa: BLE001 - one broken page must not stop the crawl
+            log.exception("could not parse %s; skipped", canonical)
+            self.claimed.discard(canonical)
+            return self.failed(url, dataclasses.replace(result, error="parse_error"), prev, requested)
+        if result.truncated:
+            self.error("truncated", canonical)
+        if ex.too_deep:
+            self.error("too_deep", canonical)
+        if not ex.navigation and is_navigation(canonical):
+            ex = dataclasses.replace(ex, navigation=True)
+        source_type = classify(canonical, self.config.source_types, "Other" if ex.navigation else ex.source_type_hint)
+        links = self.frontier.scoped(ex.links)
+        page, texts = build_page(self.config.site, canonical, result, ex, source_type, aliases, links)
+        self.stats["fetched"] += 1
+        self.stats["bytes"] += len(result.body)
+        self.pages[canonical] = page
+        self.texts[canonical] = texts
+        self.aliases.setdefault(canonical, set()).update(aliases)
+        for link in links:
+            self.admit(link)
+        return "ok"
+
+    def failed(self, url: str, result: FetchResult, prev: Page | None, requested: set[str]) -> str:
+        kind = result.error or "unknown"
+        self.error(kind, url)
+        if kind == f.NOT_HTML:
+            self.stats["skipped"] += 1
+            return kind
+        self.stats["failed"] += 1
+        if kind in TRANSIENT and prev is not None:
+            log.warning("%s failed (%s); keeping its last-known-good entry", url, kind)
+            self.keep_previous(prev, requested - {prev.url}, stale=True)
+        elif kind == f.NOT_FOUND and prev is not None:
+            log.info("%s is gone (%s); removing it", url, result.status)
+        return kind
+
+    async def worker(self) -> None:
+        while True:
+            url = await self.queue.get()
+            try:
+                if not self.down():  # a site that is down is not asked for every one of its pages
+                    await self.visit(url)
+            except Exception:  # noqa: BLE001
+                log.exception("unexpected error while crawling %s", url)
+                self.error("internal", url)
+            finally:
+                self.done += 1
+                if self.progress:
+                    self.progress(self.done, len(self.frontier.seen))
+                self.queue.task_done()
+
+    def down(self) -> bool:
+        """True once ``outage_after`` pages failed and none was fetched or found unchanged."""
+        reached = self.stats["fetched"] + self.stats["not_modified"]
+        return reached == 0 and self.stats["failed"] >= self.config.outage_after
+
+    # -- the whole crawl ------------------------------------------------
+    async def run(self) -> None:
+        try:
+            start = normalize(self.config.start_url)
+        except ValueError as exc:
+            raise StartURLError(f"{self.config.start_url!r} is not a start URL ({exc}); use an http(s) URL") from None
+        robots = await fetch_robots(self.fetcher, start)
+        if not robots.reachable:
+            raise StartURLError(f"Cannot reach {self.config.start_url} — check the URL and that the site is up")
+        if not robots.allowed(start):
+            raise StartURLError(
+                f"robots.txt of {self.config.start_url} disallows it for {robots.user_agent}; "
+                "crawl a different start URL or ask the site owner"
+            )
+        self.frontier.robots = robots
+        self.crawl_delay = robots.crawl_delay
+        self.frontier.mark(start)
+        outcome = await self.visit(start, start=True)
+        self.done += 1
+        if outcome not in ("ok", "not_modified") and start not in self.pages and (
+            self.previous is None or self.previous.page(start) is None or outcome == f.CONNECT_ERR
+        ):
+            raise StartURLError(f"Start URL {self.config.start_url} failed ({outcome}) — check the URL and that "
+                                "it serves an HTML page")
+        if self.previous:
+            for url in sorted(self.previous.pages):
+                self.admit(url)
+        if self.config.sitemaps:
+            origin = "/".join(start.split("/", 3)[:3]) + "/"
+            bases = (self.frontier.prefix, origin)
+            candidates = [*robots.sitemaps, *(base + name for base in bases for name in SITEMAPS)]
+            for url in await discover(self.fetcher, candidates):
+                self.admit(url)
+        workers = [asyncio.create_task(self.worker()) for _ in range(max(1, self.config.concurrency))]
+        try:
+            await self.queue.join()
+        finally:
+            for w in workers:
+                w.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+
+    def keep_unreached(self) -> None:
+        """After the crawl's time limit: pages of the previous map not reached yet keep their entries as they were."""
+        self.error("max_time", self.config.start_url)
+        for url, prev in sorted(self.previous.pages.items()) if self.previous else ():
+            if url not in self.pages:
+                self.keep_previous(prev, set(), stale=False)
+
+    def result(self, crawled_at: str, duration: float, previous_texts: Sequence[SectionText]) -> CrawlResult:
+        texts = [t for url in sorted(self.pages) for t in self.texts.get(url, ())]
+        copies = aggregate_pages(texts)  # all-in-one copies of other pages: valid anchors, no texts to index
+        texts = [t for t in texts if t.url not in copies]
+        pages = {}
+        for url in sorted(self.pages):
+            page = self.pages[url]
+            aliases = set(page.aliases) | self.aliases.get(url, set())
+            extra = dir_alias(url)
+            if extra:
+                aliases.add(extra)
+            aliases.discard(url)
+            pages[url] = dataclasses.replace(page, aliases=tuple(sorted(aliases)),
+                                             source_type="Other" if url in copies else page.source_type)
+        new_map = AnchorMap(site=self.config.site, base_url=self.config.start_url,
+                            crawled_at=crawled_at, pages=pages, extractor=EXTRACTOR_VERSION)
+        d = diff_maps(self.previous, new_map, previous_texts, texts)
+        new_map.renames = merge_renames(self.previous, d.renames)
+        report = ChangeReport(
+            pages=len(pages),
+            anchors=new_map.anchor_count(),
+            sections=new_map.section_count(),
+            pages_added=d.pages_added,
+            pages_removed=d.pages_removed,
+            anchors_added=d.anchors_added,
+            anchors_removed=d.anchors_removed,
+            renames=d.renames,
+            stale=tuple(sorted(u for u, p in pages.items() if p.stale)),
+            errors=dict(sorted((self.errors + self.frontier.rejected).items())),
+            error_samples={k: tuple(sorted(v)) for k, v in sorted(self.samples.items())},
+            duration=duration,
+        )
+        stats = CrawlStats(**{k: self.stats[k] for k in ("requests", "fetched", "not_modified", "failed",
+                                                         "skipped", "bytes")})
+        return CrawlResult(new_map, texts, report, stats)
+
+
+def _http(url: str) -> bool:
+    return url.startswith(("http://", "https://"))

@@ -1,0 +1,73 @@
+"""What one crawl of one site takes and gives back.
+
+:class:`CrawlConfig` holds the start URL, the scope and every limit (each one overridable per site);
+:class:`CrawlResult` the new anchor map, its section texts, the change report against the previous map
+and the :class:`CrawlStats`. Frozen values, shared by the loop (:mod:`crawlers.crawl_loop`) and the
+entry points that run it (:mod:`crawlers.crawl`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from crawlers import fetch as f
+from crawlers.diff import ChangeReport
+from crawlers.frontier import MAX_PAGES, MAX_QUERY_VARIANTS, MAX_URL_LENGTH
+from crawlers.model import AnchorMap, SectionText
+
+CONCURRENCY = 8  # requests in flight; a crawl stays on one host (its scope is one origin)
+LOSS_THRESHOLD = 0.2
+OUTAGE_AFTER = 16  # failed pages, with none fetched or unchanged, after which the site counts as down
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlConfig:
+    """Everything one crawl of one site needs; limits are per-site overridable."""
+
+    site: str
+    start_url: str
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    source_types: tuple[tuple[str, str], ...] = ()  # (glob, source type), first match wins
+    max_pages: int = MAX_PAGES
+    concurrency: int = CONCURRENCY
+    timeout: float = f.TIMEOUT
+    deadline: float | None = f.DEADLINE  # seconds for one whole request (redirects, retries, body)
+    max_time: float | None = None  # seconds for the whole crawl; pages not reached keep their last entry
+    refetch: bool = False  # no conditional requests: every page is downloaded and parsed again
+    outage_after: int = OUTAGE_AFTER
+    max_bytes: int = f.MAX_BYTES
+    loss_threshold: float = LOSS_THRESHOLD
+    user_agent: str = f.USER_AGENT
+    retries: int = f.RETRIES
+    backoff: float = f.BACKOFF
+    max_query_variants: int = MAX_QUERY_VARIANTS
+    max_url_length: int = MAX_URL_LENGTH
+    sitemaps: bool = True
+    parse_processes: int | None = None  # None: one per CPU (up to 4) once the crawl is big; 0 or 1: inline
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlStats:
+    requests: int = 0  # page GETs (after redirects and retries)
+    fetched: int = 0  # pages downloaded and parsed
+    not_modified: int = 0  # 304s kept without re-parsing
+    failed: int = 0
+    skipped: int = 0  # out of scope, robots, non-HTML, caps
+    bytes: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class CrawlResult:
+    map: AnchorMap
+    texts: list[SectionText]
+    report: ChangeReport
+    stats: CrawlStats
+
+    def __repr__(self) -> str:
+        # Short on purpose: asyncio.run (3.11) reprs the main task's result when restoring SIGINT.
+        return f"CrawlResult(site={self.map.site!r}, pages={len(self.map.pages)}, texts={len(self.texts)})"

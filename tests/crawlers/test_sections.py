@@ -1,0 +1,149 @@
+"""The section walk (crawlers.sections): API entries and their names, admonitions and entry parts,
+page titles, broken HTML, per generator style."""
+
+from __future__ import annotations
+
+from crawlers.extract import extract
+from tests.crawlers.fixture_pages import URL, by_anchor, parse_fixture
+
+
+def test_sphinx_api_entries_nest_under_classes_and_skip_footnotes() -> None:
+    ex = parse_fixture("sphinx_api.html")
+    assert ex.title == "API" and ex.source_type_hint == "API reference"
+    assert by_anchor(ex, "api").anchor == "module-flask"
+    cls = by_anchor(ex, "flask.Flask")
+    assert (cls.kind, cls.title, cls.level) == ("api", "flask.Flask", 3)
+    assert "Text of the class after its members." in cls.text and "Decorate" not in cls.text
+    route = by_anchor(ex, "flask.Flask.route")
+    assert (route.title, route.level) == ("Flask.route()", 4)
+    assert route.path == ("API", "Application Object", "flask.Flask", "Flask.route()")
+    assert route.text.startswith("route(rule, **options)")
+    assert '```\n@app.route("/")\ndef index():\n    return "Hello, World!"\n```' in route.text
+    assert by_anchor(ex, "flask.after_this_request").title == "flask.after_this_request()"
+    assert by_anchor(ex, "SESSION_COOKIE_SECURE").title == "SESSION_COOKIE_SECURE"
+    assert not any(s.anchor in ("id3", "id4") for s in ex.sections)
+    assert {"id3", "id4"} <= ex.anchors
+
+
+def test_rustdoc_sections_and_method_names() -> None:
+    ex = parse_fixture("rustdoc.html")
+    new = by_anchor(ex, "method.new")
+    assert (new.kind, new.title) == ("api", "new()")
+    assert new.path[-2:] == ("impl<T> Vec<T>", "new()")
+    assert by_anchor(ex, "impl-Vec%3CT%3E").kind == "api"
+    assert "source" not in new.text and "Constructs a new" in new.text
+
+
+def test_broken_html_still_gives_sections() -> None:
+    ex = parse_fixture("edge_broken.html")
+    assert ex.title == "Broken page"
+    assert by_anchor(ex, "after-broken").text == "cell one cell two\n\n- item one\n- item two"
+    named = by_anchor(ex, "named-only")
+    assert named.title == "Named anchor heading" and named.text == "```\n  keep   this\n     spacing\n```"
+
+
+def test_docbook_note_boxes_are_text_of_their_section_not_sections() -> None:
+    # DocBook titles its admonitions with headings (<div class="note"><h3 class="title">Note</h3>); taken as
+    # sections, every later setting of the page nested under the last "Note" (paths 19 levels deep).
+    html = b"""<html><head><title>Logging</title></head><body><div class="sect1" id="LOGGING">
+    <h2 class="title">20.8. Logging</h2>
+    <div class="variablelist"><dl>
+      <dt id="GUC-LOG-STATEMENT"><span class="term">log_statement (enum)</span></dt>
+      <dd><p>Controls which SQL statements are logged.</p>
+        <div class="note"><h3 class="title">Note</h3><p>Statements with syntax errors are not logged.</p></div></dd>
+      <dt id="GUC-LOG-TIMEZONE"><span class="term">log_timezone (string)</span></dt>
+      <dd><p>Sets the time zone used for timestamps written in the server log.</p></dd>
+    </dl></div>
+    <div class="sect2" id="PROCESS-TITLE"><h3 class="title">20.8.6. Process Title</h3><p>Settings of the title.</p></div>
+    </div></body></html>"""
+    ex = extract(html, URL)
+    assert "Note" not in [s.title for s in ex.sections]
+    assert "Statements with syntax errors are not logged." in by_anchor(ex, "GUC-LOG-STATEMENT").text
+    assert all("Note" not in s.path for s in ex.sections)
+    assert by_anchor(ex, "GUC-LOG-TIMEZONE").path[-2:] == ("20.8. Logging", "log_timezone (string)")
+    assert by_anchor(ex, "PROCESS-TITLE").path[-2:] == ("20.8. Logging", "20.8.6. Process Title")
+
+
+def test_gtk_doc_functions_are_api_entries_holding_their_parameters_and_returns() -> None:
+    html = b"""<html><head><title>Hash Tables: GLib Reference Manual</title></head><body>
+    <div class="refsect1"><a name="glib-Hash-Tables.functions_details"></a><h2>Functions</h2>
+    <div class="refsect2"><a name="g-hash-table-steal"></a><h3>g_hash_table_steal ()</h3>
+    <pre class="programlisting">gboolean g_hash_table_steal (GHashTable *hash_table, gconstpointer key);</pre>
+    <p>Removes a key and its associated value without calling the destroy functions.</p>
+    <div class="refsect3"><a name="g-hash-table-steal.parameters"></a><h4>Parameters</h4>
+    <table><tr><td class="parameter_name"><p>key</p></td><td><p>the key to remove</p></td></tr></table></div>
+    <div class="refsect3"><a name="g-hash-table-steal.returns"></a><h4>Returns</h4>
+    <p>TRUE if the key was found and removed.</p></div></div>
+    <div class="refsect2"><a name="GHashTableIter"></a><h3>struct GHashTableIter</h3><p>An iterator.</p>
+    <table class="listing_frame"><tr><td class="listing_lines"><pre>1
+2</pre></td><td class="listing_code"><pre class="programlisting">GHashTableIter iter;
+g_hash_table_iter_init (&amp;iter, table);</pre></td></tr></table></div>
+    </div></body></html>"""
+    ex = extract(html, URL)
+    steal = by_anchor(ex, "g-hash-table-steal")
+    assert (steal.kind, steal.title) == ("api", "g_hash_table_steal()")
+    assert "TRUE if the key was found and removed." in steal.text and "the key to remove" in steal.text
+    assert not [s for s in ex.sections if s.title in ("Parameters", "Returns")]
+    assert {"g-hash-table-steal.parameters", "g-hash-table-steal.returns"} <= ex.anchors  # still valid targets
+    it = by_anchor(ex, "GHashTableIter")
+    assert (it.kind, it.title) == ("api", "GHashTableIter")
+    assert "g_hash_table_iter_init" in it.text and "```\n1\n2\n```" not in it.text  # no line-number column
+
+
+def test_javadoc_class_description_is_linkable_and_overloads_differ() -> None:
+    html = b"""<html><head><title>BooleanUtils</title></head><body><main role="main">
+    <div class="header"><h1 title="Class BooleanUtils" class="title">Class BooleanUtils</h1></div>
+    <div class="inheritance">java.lang.Object</div>
+    <section class="class-description" id="class-description"><div class="block"><p>Operations on boolean
+    primitives and Boolean objects.</p></div></section>
+    <section class="method-summary" id="method-summary"><h2>Method Summary</h2><p>All methods.</p></section>
+    <section class="detail" id="toBoolean(java.lang.String)"><h3>toBoolean</h3><p>Converts a String.</p></section>
+    <section class="detail" id="toBoolean(java.lang.String,java.lang.String,java.lang.String)"><h3>toBoolean</h3>
+    <p>Converts a String, given the true and false strings.</p></section>
+    </main></body></html>"""
+    ex = extract(html, URL)
+    top = by_anchor(ex, "class-description")
+    assert top.title == "Class BooleanUtils" and "Operations on boolean" in top.text
+    assert by_anchor(ex, "method-summary").kind == "heading"  # not a rustdoc "method." item
+    one = by_anchor(ex, "toBoolean(java.lang.String)")
+    three = by_anchor(ex, "toBoolean(java.lang.String,java.lang.String,java.lang.String)")
+    assert (one.kind, one.title, three.title) == ("api", "toBoolean(String)", "toBoolean(String, String, String)")
+
+
+def test_doxygen_title_code_fragments_and_footer() -> None:
+    html = b"""<html><head></head><body>
+    <div id="titlearea">JsonCpp project page Classes Namespace</div>
+    <div class="header"><div class="headertitle"><div class="title">Json::Value Class Reference</div></div></div>
+    <div class="contents"><a name="details" id="details"></a><h2 class="groupheader">Detailed Description</h2>
+    <p>Represents a JSON value.</p>
+    <div class="fragment"><div class="line"><a id="l00001" name="l00001"></a><span class="lineno">    1</span>Json::Value root;</div>
+    <div class="line"><span class="lineno">    2</span>  root["key"] = 1;</div></div>
+    </div>
+    <hr class="footer"/><address class="footer"><small>Generated on Wed Mar 30 2022 by doxygen 1.9.1</small></address>
+    </body></html>"""
+    ex = extract(html, URL)
+    details = by_anchor(ex, "details")
+    assert details.path[0] == "Json::Value Class Reference"
+    assert "```\nJson::Value root;\n  root[\"key\"] = 1;\n```" in details.text
+    assert all("Generated on" not in s.text and "project page" not in s.text for s in ex.sections)
+
+
+def test_a_site_name_heading_over_every_page_is_not_the_page_title() -> None:
+    html = b"""<html><head><title>Model field reference | Django documentation</title></head><body>
+    <div id="hd"><h1><a href="../../index.html">Django 3.2 documentation</a></h1></div>
+    <div id="bd"><h1 id="model-field-reference">Model field reference<a class="headerlink" href="#model-field-reference">
+    \xc2\xb6</a></h1><p>This document contains the technical reference of Field.</p>
+    <h2 id="null">null</h2><p>If True, Django will store empty values as NULL.</p></div></body></html>"""
+    ex = extract(html, URL)
+    assert ex.title == "Model field reference"
+    assert by_anchor(ex, "null").path == ("Model field reference", "null")
+    assert all("Django 3.2 documentation" not in s.path for s in ex.sections)
+
+
+def test_a_page_without_an_h1_is_named_by_its_first_heading_not_by_title_and_site_name() -> None:
+    html = ("<html><head><title>What is Ownership? - The Example Book</title></head><body><main>"
+            '<h2 id="what-is-ownership">What Is Ownership?</h2><p>Ownership is a set of rules.</p>'
+            '<h3 id="rules">Ownership Rules</h3><p>Each value has an owner.</p></main></body></html>')
+    ex = extract(html, "http://docs.test/ch04.html")
+    assert ex.title == "What Is Ownership?"
+    assert [s.path for s in ex.sections] == [("What Is Ownership?",), ("What Is Ownership?", "Ownership Rules")]
