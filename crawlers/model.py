@@ -361,3 +361,9 @@ def load_section_texts(data_dir: str | os.PathLike[str], site: str) -> list[Sect
 def save_section_texts(data_dir: str | os.PathLike[str], site: str, texts: Iterable[SectionText]) -> None:
     body = "".join(_dumps(t.to_json()) + "\n" for t in texts)
     write_atomic(sections_path(data_dir, site), body)
+
+
+def load_maps(anchor_maps_dir: str | os.PathLike[str]) -> dict[str, AnchorMap]:
+    """site -> AnchorMap for every map in the directory (empty when it does not exist)."""
+    d = Path(anchor_maps_dir)
+    return {p.stem: AnchorMap.load(p) for p in sorted(d.glob("*.json"))} if d.is_dir() else {}

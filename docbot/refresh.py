@@ -168,10 +168,10 @@ def stored_texts(settings: Settings) -> Callable[[str, str], str | None]:
 
 def recheck_links(settings: Settings, links: Iterable[tuple[int, str]]) -> tuple[int, list[LoggedLink]]:
     """Check logged links against the current maps; returns (links checked, links not kept)."""
-    from docbot.report.run import load_anchor_maps
+    from crawlers.model import load_maps
     from docbot.references.validator import ReferenceValidator
 
-    validator = ReferenceValidator(load_anchor_maps(settings.anchor_maps), allow_hosts=settings.allow_hosts,
+    validator = ReferenceValidator(load_maps(settings.anchor_maps), allow_hosts=settings.allow_hosts,
                                    texts=stored_texts(settings))
     checked, changed = 0, []
     for answer_id, url in links:

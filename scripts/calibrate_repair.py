@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from crawlers.urls import join  # noqa: E402
 from docbot.references import headings as rank  # noqa: E402
 from docbot.report.metrics import CaseResult, RepairCase, is_case_right, is_wrong_rewrite  # noqa: E402
-from docbot.report.run import load_anchor_maps, load_cases  # noqa: E402
+from crawlers.model import load_maps  # noqa: E402
+from docbot.report.run import load_cases  # noqa: E402
 from docbot.references.validator import ReferenceValidator  # noqa: E402
 
 WRONG_COST = 3  # a wrong rewrite is worse than a drop
@@ -69,7 +70,7 @@ def main() -> int:
     ap.add_argument("--anchor-maps", required=True)
     ap.add_argument("--cases", default=str(Path(__file__).resolve().parents[2] / "shared/eval/dev_validator_cases.jsonl"))
     args = ap.parse_args()
-    maps = load_anchor_maps(args.anchor_maps)
+    maps = load_maps(args.anchor_maps)
     cases = [c for c in load_cases(args.cases) if c.site in maps]
     current = (rank.RANK_MIN_SCORE, rank.RANK_MARGIN)
     grid = {(s, m): replay(maps, cases, s, m) for s in SCORES for m in MARGINS}

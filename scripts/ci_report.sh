@@ -24,7 +24,7 @@ OUT="${REPORT_OUT:-report}"
 # 61.5 % (8/13), answerable refused 1.1 % (1/94); calibration error 0.05-0.06 held out (0.06-0.07 in sample: the
 # calibrator is fitted on all eight sites). Link repair 98.7 % (77/78). The gate refuses at most 2 % of the
 # answerable questions it is fitted on, which leaves near-topic out-of-scope questions answered: the
-# README's "The gate" says why. Each threshold leaves room for one question or case to flip (CPU float
+# "The gate" in docs/quality.md says why. Each threshold leaves room for one question or case to flip (CPU float
 # differences can reorder near-ties); links stay 100 % valid.
 MIN_LINK_VALIDITY="${MIN_LINK_VALIDITY:-100}"
 MIN_HIT3="${MIN_HIT3:-86}"

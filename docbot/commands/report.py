@@ -13,7 +13,8 @@ from docbot.config import Settings
 from docbot.errors import ConfigError
 from docbot.report.metrics import Thresholds
 from docbot.report.render import ReportData, render_html, render_json, render_markdown
-from docbot.report.run import build_report, load_anchor_maps, load_cases, load_questions
+from crawlers.model import load_maps
+from docbot.report.run import build_report, load_cases, load_questions
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from docbot.pipeline import Pipeline
     from docbot.references.validator import ReferenceValidator
 
-    maps = load_anchor_maps(settings.anchor_maps)
+    maps = load_maps(settings.anchor_maps)
     base_urls = {**{site: m.base_url for site, m in maps.items()}, **parse_base_urls(args.base_url)}
     questions = load_questions(args.questions)
     cases = load_cases(args.cases) if args.cases else []

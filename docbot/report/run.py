@@ -16,7 +16,6 @@ from typing import Any, Protocol
 
 import httpx
 
-from crawlers.model import AnchorMap
 from crawlers.urls import join
 from docbot.errors import ConfigError
 from docbot.report.live import DEFAULT_CONCURRENCY, check_links
@@ -59,12 +58,6 @@ def load_jsonl(path: str | Path) -> list[dict[str, Any]]:
         raise ConfigError(f"No eval file at {p} — pass --questions/--cases pointing at a JSON Lines file") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{p} is not valid JSON Lines ({exc}); fix the line or regenerate the file") from None
-
-
-def load_anchor_maps(anchor_maps: str | Path) -> dict[str, AnchorMap]:
-    """site -> AnchorMap for every map in the directory (empty when it does not exist)."""
-    d = Path(anchor_maps)
-    return {p.stem: AnchorMap.load(p) for p in sorted(d.glob("*.json"))} if d.is_dir() else {}
 
 
 def load_questions(path: str | Path) -> list[Question]:

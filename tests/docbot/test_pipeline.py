@@ -3,7 +3,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from ask_fakes import OTHER_BASE, OTHER_SECTIONS, FakeIndex, make_chunks, make_map, make_validator
+from tests.docbot.ask_fakes import OTHER_BASE, OTHER_SECTIONS, FakeIndex, make_chunks, make_map, make_validator
 
 from docbot.answer import Reference
 from docbot.answering.gate import FEATURES, GateModel
@@ -135,7 +135,7 @@ def test_across_sites_a_question_no_site_covers_is_not_covered() -> None:
 
 
 def test_a_title_that_many_pages_share_is_named_with_its_page() -> None:
-    from ask_fakes import SECTIONS
+    from tests.docbot.ask_fakes import SECTIONS
 
     from docbot.retrieval.hybrid import Hit
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from ask_fakes import FakeIndex, make_chunks
+from tests.docbot.ask_fakes import FakeIndex, make_chunks
 
 from docbot.indexing.chunk import Chunk, content_hash
 from docbot.retrieval.hybrid import Retriever, jaccard, mmr, rrf

@@ -11,7 +11,7 @@ from docbot.answering.compress import MAX_FACTS, MIN_FACTS, compress
 from docbot.answering.units import answerable, lead, units
 from docbot.answering.generate import Passage
 
-FIXTURES = Path(__file__).parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def sections(name: str) -> dict[str, Passage]:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from ask_fakes import FakeIndex, make_chunks, make_map, make_validator
+from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
 from docbot.errors import GenerationError
 from docbot.answering.generate import LLM_BUDGET_S, LLMGenerator, Passage

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from ask_fakes import FakeIndex, make_chunks, make_map, make_validator
+from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 from docbot.slack.fake import BOT_TOKEN, SECRET, FakeSlack, signed_headers
 
 from docbot.pipeline import Pipeline

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from ask_fakes import make_map, make_validator
+from tests.docbot.ask_fakes import make_map, make_validator
 
 from docbot.retrieval.resolve import Resolver
 
@@ -45,7 +45,7 @@ def test_a_heading_that_only_starts_with_an_api_name_is_not_that_api() -> None:
     # A release note titled "App.route() now checks methods" must not outrank the API entry App.route.
     notes = ("changes.html", "app-route-now-checks-methods", "App.route() now checks methods",
              ("Changes", "App.route() now checks methods"), "heading", "Release notes", "Since 2.0 ...")
-    from ask_fakes import SECTIONS
+    from tests.docbot.ask_fakes import SECTIONS
 
     amap = make_map(sections=(notes, *SECTIONS))
     targets = Resolver({"demo": amap}, make_validator()).resolve("What does App.route do?", ["demo"])
@@ -53,7 +53,7 @@ def test_a_heading_that_only_starts_with_an_api_name_is_not_that_api() -> None:
 
 
 def _numbered() -> Resolver:
-    from ask_fakes import SECTIONS
+    from tests.docbot.ask_fakes import SECTIONS
 
     rows = (
         ("indexes.html", "INDEXES-PARTIAL", "11.8. Partial Indexes", ("11. Indexes", "11.8. Partial Indexes"),
@@ -82,7 +82,7 @@ def test_a_backticked_plain_word_is_a_topic_not_a_glossary_symbol() -> None:
 
 
 def test_a_method_named_with_its_class_resolves_on_javadoc_and_doxygen_pages() -> None:
-    from ask_fakes import SECTIONS
+    from tests.docbot.ask_fakes import SECTIONS
 
     rows = (
         ("BooleanUtils.html", "toBoolean(java.lang.String)", "toBoolean(String)", ("Class BooleanUtils", "toBoolean(String)"),
@@ -98,7 +98,7 @@ def test_a_method_named_with_its_class_resolves_on_javadoc_and_doxygen_pages() -
 
 
 def test_an_api_name_resolves_to_its_own_page_not_an_all_in_one_copy_or_an_index() -> None:
-    from ask_fakes import SECTIONS
+    from tests.docbot.ask_fakes import SECTIONS
 
     copy = ("all.html", "all_app.App.route", "App.route()", ("All", "App.route()"), "api", "Other", "Register a rule.")
     amap = make_map(sections=(copy, *SECTIONS))  # "Other": crawled as an all-in-one copy (or an index) of the site
@@ -107,7 +107,7 @@ def test_an_api_name_resolves_to_its_own_page_not_an_all_in_one_copy_or_an_index
 
 
 def test_a_quoted_title_resolves_to_its_own_page_not_an_all_in_one_copy() -> None:
-    from ask_fakes import SECTIONS
+    from tests.docbot.ask_fakes import SECTIONS
 
     copy = ("all.html", "all_logging-requests", "Logging Requests", ("All", "Logging Requests"), "heading", "Other",
             "Use the before_request hook.")

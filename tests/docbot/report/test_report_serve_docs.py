@@ -8,7 +8,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "serve_docs.py"
+SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "serve_docs.py"
 
 
 def test_serves_each_site_root_and_prints_base_urls(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from docbot.slack.fake import BOT_USER, action_body, command_body, event_body, fake_slack
-from slack_bot import JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
+from tests.docbot.slack.slack_bot import JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
 
 from docbot.slack.app import SlackSettings, slack_to_text
 from docbot.slack.blocks import ACTION_DOWN, ACTION_SHARE, ACTION_UP

@@ -16,7 +16,7 @@ UPLOAD = Passage(1, "Uploading Files", ("Guide", "Uploading Files"),
                  "```\napp.config['MAX_CONTENT_LENGTH'] = 16\n```\n\n"
                  "A larger upload is refused with a 413 status code.")
 SESSIONS = Passage(2, "Sessions", ("Guide", "Sessions"), "Sessions use a signed cookie.")
-REBASE = extract((Path(__file__).parent.parent / "fixtures" / "asciidoc_git_rebase.html").read_text(encoding="utf-8"),
+REBASE = extract((Path(__file__).resolve().parents[2] / "fixtures" / "asciidoc_git_rebase.html").read_text(encoding="utf-8"),
                  "http://docs.test/git-rebase.html")
 
 

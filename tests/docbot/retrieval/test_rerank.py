@@ -6,7 +6,7 @@ import logging
 
 import numpy as np
 import pytest
-from ask_fakes import FakeIndex, make_chunks, make_map, make_validator
+from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
 from docbot.config import load_settings
 from docbot.pipeline import Pipeline

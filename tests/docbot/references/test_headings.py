@@ -12,7 +12,7 @@ from docbot.text.lexicon import stem, synonym_stems
 from docbot.references.validator import ReferenceValidator
 
 BASE = "http://docs.test/"
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def saved_page(name: str, path: str) -> Page:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from docbot.slack.fake import BOT_USER, Call, FakeSlack, command_body, event_body, signed_headers
-from slack_bot import JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
+from tests.docbot.slack.slack_bot import JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
 
 from docbot.answer import Answer
 from docbot.slack.app import SlackSettings

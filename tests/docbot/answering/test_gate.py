@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from ask_fakes import FakeIndex, make_chunks
+from tests.docbot.ask_fakes import FakeIndex, make_chunks
 
 from docbot.indexing.chunk import Chunk, content_hash
 from docbot.answering.gate import (

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from docbot.slack.fake import FakeSlack, fake_slack
-from slack_bot import Bot, start_bot
+from tests.docbot.slack.slack_bot import Bot, start_bot
 
 from docbot.slack.app import SlackSettings
 

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ask_fakes import BASE, TIE_BASE
-from slack_bot import JSON, QUIET_S, Bot, start_bot
+from tests.docbot.ask_fakes import BASE, TIE_BASE
+from tests.docbot.slack.slack_bot import JSON, QUIET_S, Bot, start_bot
 from test_clarify import TIE, tie_sites
 
 from docbot.slack.app import SlackSettings

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ask_fakes import BASE, TIE_BASE, TIE_SECTIONS, FakeIndex, make_chunks, make_map
+from tests.docbot.ask_fakes import BASE, TIE_BASE, TIE_SECTIONS, FakeIndex, make_chunks, make_map
 
 from docbot.answer import Answer, LinkOutcome
 from docbot.answering.clarify import MIN_COVERAGE, across_sites, within_site
@@ -22,7 +22,7 @@ from docbot.references.validator import ReferenceValidator
 
 TIE = "How do sessions keep data between requests?"
 NEUTRAL = LogisticModel.constant(SIGNALS)  # confidence 0.5 for every answer
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def tie_sites(calibrator: LogisticModel | None = NEUTRAL) -> Pipeline:
