@@ -347,7 +347,12 @@ def sections_path(data_dir: str | os.PathLike[str], site: str) -> Path:
 
 
 def load_section_texts(data_dir: str | os.PathLike[str], site: str) -> list[SectionText]:
-    path = sections_path(data_dir, site)
+    return read_section_texts(sections_path(data_dir, site), site)
+
+
+def read_section_texts(path: str | os.PathLike[str], site: str) -> list[SectionText]:
+    """The section texts in ``path`` (a ``sections.jsonl``); raises :class:`AnchorMapError` with a next step."""
+    path = Path(path)
     try:
         raw = path.read_bytes()  # orjson reads UTF-8 bytes directly: twice as fast as decoded lines
     except FileNotFoundError:
@@ -359,8 +364,12 @@ def load_section_texts(data_dir: str | os.PathLike[str], site: str) -> list[Sect
 
 
 def save_section_texts(data_dir: str | os.PathLike[str], site: str, texts: Iterable[SectionText]) -> None:
-    body = "".join(_dumps(t.to_json()) + "\n" for t in texts)
-    write_atomic(sections_path(data_dir, site), body)
+    write_section_texts(sections_path(data_dir, site), texts)
+
+
+def write_section_texts(path: str | os.PathLike[str], texts: Iterable[SectionText]) -> None:
+    """Write ``texts`` to ``path`` atomically, one JSON object per line."""
+    write_atomic(Path(path), "".join(_dumps(t.to_json()) + "\n" for t in texts))
 
 
 def load_maps(anchor_maps_dir: str | os.PathLike[str]) -> dict[str, AnchorMap]:

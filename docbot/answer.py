@@ -82,6 +82,7 @@ class Answer:
     signals: tuple[float, ...] = ()  # what confidence was computed from (docbot.answering.confidence.SIGNALS); not in JSON
     # needs_clarification: {"question": str, "options": [{"label", "url", "site"}]}; option URLs are validated
     clarification: dict[str, Any] | None = None
+    generations: dict[str, int] = field(default_factory=dict)  # site → the generation of its data that answered
 
     def validation_json(self) -> dict[str, Any]:
         kept = sum(1 for o in self.outcomes if o.action == "kept")
@@ -108,6 +109,8 @@ class Answer:
         }
         if self.clarification is not None:
             data["clarification"] = self.clarification
+        if self.generations:
+            data["generations"] = dict(self.generations)
         if self.error:
             data["error"] = self.error
         return data

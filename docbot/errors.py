@@ -5,6 +5,8 @@ DocbotError
 ├── SiteNotFound       a site is named that is not configured or not crawled
 ├── IndexMissing       no index for a site: run `docbot index`
 ├── EmbeddingMismatch  the index was built with another embedding model
+├── SiteBusy           another docbot process is writing the site (crawl, index, refresh)
+├── WriteFailed        a file of a new generation could not be written; the previous one stays in force
 └── GenerationError    the LLM failed (the pipeline falls back to extractive)
 
 Messages say what to do next, e.g. "No index for site 'flask' in .docbot/ —
@@ -32,6 +34,14 @@ class IndexMissing(DocbotError):
 
 class EmbeddingMismatch(DocbotError):
     """The index was built with a different embedding model than the one asked for."""
+
+
+class SiteBusy(DocbotError):
+    """Another process holds the site's writer lock."""
+
+
+class WriteFailed(DocbotError):
+    """Writing part of a new generation failed (disk full, read-only, ...); nothing was committed."""
 
 
 class GenerationError(DocbotError):

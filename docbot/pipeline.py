@@ -11,6 +11,7 @@ what to do next.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -51,12 +52,30 @@ def _snippet(text: str) -> str:
     return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
 
 
+@dataclass(frozen=True, slots=True)
+class _View:
+    """What one question reads: one generation of each site's index and map, and the parts built over them."""
+
+    index: SearchIndex
+    maps: Mapping[str, AnchorMap]
+    validator: ReferenceValidator
+    retriever: Retriever
+    resolver: Resolver
+    stats: SiteStats
+    key: tuple[tuple[str, int], ...] = ()  # (site, generation) of a live index's view; () for a fixed one
+
+    @property
+    def generations(self) -> dict[str, int]:
+        return dict(self.key)
+
+
 @dataclass(slots=True)
 class _Asked:
     """One question on its way through the pipeline: what each step found, and how long each took."""
 
     question: str
     started: float
+    view: _View
     timings: dict[str, float] = field(default_factory=dict)
     query: str = ""
     sites: list[str] = field(default_factory=list)
@@ -95,7 +114,12 @@ class _Verdict:
 
 
 class Pipeline:
-    """Everything injectable: index, anchor maps, validator, generator (None → extractive only)."""
+    """Everything injectable: index, anchor maps, validator, generator (None → extractive only).
+
+    Over a live :class:`~docbot.indexing.index.Index` (one with ``view()``), every question reads the generation of
+    each site current when it was asked, and the next question after a commit moves to the new one: a long-running
+    bot never needs a restart. ``maps`` then only adds sites that are crawled but not indexed, and ``validator``
+    is the template of each generation's validator (its allowed hosts and section-text reader)."""
 
     def __init__(
         self,
@@ -110,19 +134,54 @@ class Pipeline:
         reranker: Reranker | None = None,
     ) -> None:
         self.index = index
-        self.maps = dict(maps)
-        self.validator = validator
         self.generator = generator
         self.extractive = extractive or ExtractiveGenerator()
         self.k = k
-        self.retriever = Retriever(index)
         self.reranker = reranker  # a stronger model's second opinion on the order of the sections found (opt-in)
-        if validator.texts is None:  # the index holds every section's text: it settles ties in fragment repair
-            validator.texts = self.section_text
-        self.resolver = Resolver(self.maps, validator)
-        self.stats = SiteStats(self.retriever, self.maps, k)
         self.gate = gate or GateModel.load()
         self.calibrator = calibrator or calibration.load()
+        self._maps = dict(maps)
+        self._template = validator
+        self._live = getattr(index, "view", None)
+        self._view_lock = threading.Lock()
+        self._view: _View = self._make_view(index, self._maps, validator) if self._live is None else self._current_view()
+
+    def _make_view(self, index: SearchIndex, maps: Mapping[str, AnchorMap], validator: ReferenceValidator | None = None,
+                   key: tuple[tuple[str, int], ...] = ()) -> _View:
+        if validator is None:
+            validator = ReferenceValidator(maps, allow_hosts=self._template.allow_hosts, texts=self._template.texts)
+        retriever = Retriever(index)
+        if validator.texts is None:  # the index holds every section's text: it settles ties in fragment repair
+            validator.texts = lambda site, deep_url: _section_text(retriever, site, deep_url)
+        return _View(index, maps, validator, retriever, Resolver(maps, validator), SiteStats(retriever, maps, self.k), key)
+
+    def _current_view(self) -> _View:
+        """The view of the generations current now: the same object until any site's generation changes."""
+        if self._live is None:
+            return self._view
+        live = self._live()
+        with self._view_lock:
+            view = getattr(self, "_view", None)
+            if view is None or view.key != live.key:
+                view = self._view = self._make_view(live, {**self._maps, **live.maps()}, key=live.key)
+            return view
+
+    # What the current view holds, for callers outside a question (scripts, the report, tests).
+    @property
+    def maps(self) -> Mapping[str, AnchorMap]:
+        return self._current_view().maps
+
+    @property
+    def validator(self) -> ReferenceValidator:
+        return self._current_view().validator
+
+    @property
+    def retriever(self) -> Retriever:
+        return self._current_view().retriever
+
+    @property
+    def stats(self) -> SiteStats:
+        return self._current_view().stats
 
     @classmethod
     def from_settings(cls, settings: Settings, generator: Generator | None = None, **kwargs: Any) -> Pipeline:
@@ -131,10 +190,11 @@ class Pipeline:
         from docbot.indexing.index import Index
 
         index = Index.open(settings.data_dir, embedder_from_settings(settings), settings.chroma_url)
-        maps: dict[str, AnchorMap] = {}
+        served = set(index.sites())
+        maps: dict[str, AnchorMap] = {}  # crawled but not indexed: their links are still checked
         for site in settings.site_names():
             path = map_path(settings.anchor_maps, site)
-            if path.is_file():  # configured but never crawled: asking about it says so
+            if site not in served and path.is_file():
                 maps[site] = AnchorMap.load(path)  # a corrupt map is an error, never silently "not covered"
         validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts)
         kwargs.setdefault("reranker", reranker_from_settings(settings.raw))
@@ -146,18 +206,18 @@ class Pipeline:
         started = time.perf_counter()
         text, problem = clean_question(question)
         if problem:
-            return self._error(_Asked(question if isinstance(question, str) else "", started), problem)
+            return self._error(_Asked(question if isinstance(question, str) else "", started, self._view), problem)
         try:
-            return self._ask(_Asked(text, started), site, context, k or self.k)
+            return self._ask(_Asked(text, started, self._current_view()), site, context, k or self.k)
         except DocbotError as exc:
-            return self._error(_Asked(text, started), str(exc))
+            return self._error(_Asked(text, started, self._view), str(exc))
 
     def _ask(self, q: _Asked, site: str | None, context: Sequence[Turn], k: int) -> Answer:
         problem = self._choose_sites(q, site)
         if problem:
             return self._error(q, problem)
         with q.timed("resolve"):
-            q.targets = self.resolver.resolve(q.question, q.sites)
+            q.targets = q.view.resolver.resolve(q.question, q.sites)
         with q.timed("retrieve"):
             self._retrieve(q, context, k)
             self._narrow_to_one_site(q, k)
@@ -172,13 +232,13 @@ class Pipeline:
         with q.timed("generate"):
             generator, body = self._generate(q.question, passages)
         with q.timed("validate"):
-            validated = self.validator.validate(body, sources)
+            validated = q.view.validator.validate(body, sources)
         return self._answer(q, verdict, generator, validated, clarification)
 
     # -- the steps, in order ---------------------------------------------
     def _choose_sites(self, q: _Asked, site: str | None) -> str | None:
         """The sites to search (all indexed ones, or the one named); a message when there is none to ask."""
-        indexed = self.index.sites()
+        indexed = q.view.index.sites()
         if not indexed:
             return "No index yet — run `docbot crawl URL --site NAME` and then `docbot index`."
         if site is not None and site not in indexed:
@@ -191,8 +251,8 @@ class Pipeline:
     def _retrieve(self, q: _Asked, context: Sequence[Turn], k: int) -> None:
         """Hybrid retrieval for the question (with a short follow-up read together with the question before it)."""
         q.query = query_of(q.question, context)
-        q.boost = self._boost_keys(cited_before(context), q.sites)
-        q.retrieval = self.retriever.search(q.query, k=k, sites=q.sites, boost=q.boost)
+        q.boost = self._boost_keys(q.view, cited_before(context), q.sites)
+        q.retrieval = q.view.retriever.search(q.query, k=k, sites=q.sites, boost=q.boost)
 
     def _narrow_to_one_site(self, q: _Asked, k: int) -> None:
         """With several sites, answer from one: that of a pasted link or full API name, else of the best section
@@ -202,20 +262,20 @@ class Pipeline:
         chosen = explicit_site(q.question, q.targets)
         if chosen is None and q.retrieval.hits:
             chosen = (q.retrieval.leading or q.retrieval.hits)[0].site  # best evidence, before ordering preferences
-            q.ambiguity = across_sites(q.question, q.retrieval.hits, *self.stats.doc_freq(q.sites))
+            q.ambiguity = across_sites(q.question, q.retrieval.hits, *q.view.stats.doc_freq(q.sites))
         if chosen is not None:
             q.sites = [chosen]
             q.targets = [t for t in q.targets if t.site == chosen]
-            q.retrieval = self.retriever.search(q.query, k=k, sites=q.sites, boost=q.boost)
+            q.retrieval = q.view.retriever.search(q.query, k=k, sites=q.sites, boost=q.boost)
 
     def _order(self, q: _Asked, k: int) -> None:
         """The answer's sections: what the question names first, then retrieval's order (re-ranked when on)."""
-        q.explicit = [self._target_hit(t) for t in q.targets if t.strong]
-        q.weak = [self._target_hit(t) for t in q.targets if not t.strong]
+        q.explicit = [self._target_hit(q.view, t) for t in q.targets if t.strong]
+        q.weak = [self._target_hit(q.view, t) for t in q.targets if not t.strong]
         page_only = next((t for t in q.targets if t.anchor is None), None)
         hits = list(q.explicit)
         if page_only is not None:  # a pasted page whose fragment was unrecoverable: its best sections first
-            within = self.retriever.search(q.query, k=2, sites=[page_only.site], within=page_only.url)
+            within = q.view.retriever.search(q.query, k=2, sites=[page_only.site], within=page_only.url)
             hits = [h for h in hits if h.deep_url != page_only.deep_url] + list(within.hits)
         for hit in self._reordered(q.query, q.retrieval.hits):
             if all(h.deep_url != hit.deep_url for h in hits):
@@ -227,9 +287,9 @@ class Pipeline:
 
     def _judge(self, q: _Asked) -> _Verdict:
         """The gate's decision on retrieval's evidence and the confidence in the primary section."""
-        freq, docs = self.stats.doc_freq(q.sites)
+        freq, docs = q.view.stats.doc_freq(q.sites)
         # One site by now whenever anything was retrieved (several only when nothing was: no hits, refused).
-        decision = decide(q.query, q.retrieval, freq, docs, self.stats.baseline(q.sites[0]), self.gate)
+        decision = decide(q.query, q.retrieval, freq, docs, q.view.stats.baseline(q.sites[0]), self.gate)
         explicit = bool(q.explicit or (q.weak and q.hits and q.hits[0].deep_url == q.weak[0].deep_url))
         evidence_of = signals(decision.relevance, explicit, [h.score for h in q.retrieval.hits])
         return _Verdict(decision, explicit, evidence_of, self.calibrator.probability(evidence_of))
@@ -238,19 +298,19 @@ class Pipeline:
         """A clarifying question when the docs answer this in clearly different places; the best-effort answer
         beside it then draws on the best section only."""
         if q.ambiguity is None and not q.targets and not context:
-            freq, docs = self.stats.doc_freq(q.sites)
+            freq, docs = q.view.stats.doc_freq(q.sites)
             q.ambiguity = within_site(q.question, q.hits, freq, docs, with_site=not q.named_site)
         if q.ambiguity is None or verdict.explicit or verdict.confidence >= MAX_CONFIDENCE:
             return None
-        clarification = self._clarification(q.ambiguity)
+        clarification = self._clarification(q.view, q.ambiguity)
         if clarification is not None:
             q.hits = q.hits[:BEST_EFFORT_SOURCES]
         return clarification
 
     def _compress(self, q: _Asked) -> list[Passage]:
         """Retrieval's last step: the facts of the sections that answer this question (generators see only them)."""
-        passages = [Passage(i, self.stats.display_title(h), h.path, h.text, h.context) for i, h in enumerate(q.hits, start=1)]
-        facts = compress(q.question, passages, similarity=self._similarity(q.question))
+        passages = [Passage(i, q.view.stats.display_title(h), h.path, h.text, h.context) for i, h in enumerate(q.hits, start=1)]
+        facts = compress(q.question, passages, similarity=self._similarity(q.view, q.question))
         return [replace(p, facts=tuple(f for f in facts if f.n == p.n)) for p in passages]
 
     def _generate(self, question: str, passages: Sequence[Passage]) -> tuple[str, str]:
@@ -272,24 +332,25 @@ class Pipeline:
             question=q.question, status=status, answer=validated.answer, confidence=verdict.confidence,
             resolution=verdict.resolution, generator=generator, references=validated.references,
             groups=validated.groups, outcomes=validated.outcomes, timings_ms=q.total(), signals=verdict.signals,
-            clarification=clarification,
+            clarification=clarification, generations=q.view.generations,
         )
 
     def _not_covered(self, q: _Asked, verdict: _Verdict) -> Answer:
         """"Not covered", with the closest topics the docs do cover as references."""
         topics = closest_topics(q.retrieval.hits)
         sources = [self._source(i, h) for i, h in enumerate(topics, start=1)]
-        markers = ", ".join(f"{self.stats.display_title(h)} [{i}]" for i, h in enumerate(topics, start=1))
+        markers = ", ".join(f"{q.view.stats.display_title(h)} [{i}]" for i, h in enumerate(topics, start=1))
         body = "This does not seem to be covered in the documentation."
         if markers:
             body += f" The closest topics are: {markers}."
         q.timings["generate"] = 0.0
         with q.timed("validate"):
-            validated = self.validator.validate(body, sources)
+            validated = q.view.validator.validate(body, sources)
         return Answer(
             question=q.question, status="not_covered", answer=validated.answer, confidence=verdict.confidence,
             resolution="none", generator="extractive", references=validated.references,
             groups=validated.groups, outcomes=validated.outcomes, timings_ms=q.total(), signals=verdict.signals,
+            generations=q.view.generations,
         )
 
     def _error(self, q: _Asked, message: str) -> Answer:
@@ -297,19 +358,21 @@ class Pipeline:
                       timings_ms={"total": (time.perf_counter() - q.started) * 1000})
 
     # -- what the steps use ------------------------------------------------
-    def _target_hit(self, target: Target) -> Hit:
-        found = self.retriever.section(target.site, target.deep_url, origin="explicit")
+    @staticmethod
+    def _target_hit(view: _View, target: Target) -> Hit:
+        found = view.retriever.section(target.site, target.deep_url, origin="explicit")
         if found is not None:
             return found
         return Hit(target.site, target.url, target.anchor, target.deep_url, target.title, target.path,
                    target.source_type, "", origin="explicit")
 
-    def _boost_keys(self, urls: Sequence[str], sites: Sequence[str]) -> list[str]:
+    @staticmethod
+    def _boost_keys(view: _View, urls: Sequence[str], sites: Sequence[str]) -> list[str]:
         """Deep URLs cited earlier, as chunk deep URLs of the indexed sites."""
         keys: list[str] = []
         for url in urls:
             for site in sites:
-                outcome = self.validator.check_url(url, site)
+                outcome = view.validator.check_url(url, site)
                 if outcome.output and outcome.action != "link_dropped":
                     keys.append(outcome.output)
                     break
@@ -323,22 +386,24 @@ class Pipeline:
         order = self.reranker.order(query, [(h.deep_url, embedding_text(h.path, h.text[:RERANK_CHARS])) for h in hits])
         return [hits[i] for i in order]
 
-    def _clarification(self, ambiguity: Clarification) -> dict[str, Any] | None:
+    @staticmethod
+    def _clarification(view: _View, ambiguity: Clarification) -> dict[str, Any] | None:
         """The clarifying question with the validator's URL for each option; None when fewer than two survive."""
         options: list[tuple[str, str, str]] = []
         for option in ambiguity.options:
-            outcome = self.validator.check_url(option.hit.deep_url, option.hit.site)
+            outcome = view.validator.check_url(option.hit.deep_url, option.hit.site)
             if outcome.output and outcome.action != "link_dropped" and all(u != outcome.output for _, u, _ in options):
                 options.append((option.label, outcome.output, option.hit.site))
         return clarification_json(ambiguity.question, options) if len(options) > 1 else None
 
-    def _similarity(self, question: str) -> Similarity | None:
+    @staticmethod
+    def _similarity(view: _View, question: str) -> Similarity | None:
         """Cosines of texts to ``question`` by the index's embedding model (what compression weighs besides words);
         None when the index has no model of its own."""
-        embedder = getattr(self.index, "embedder", None)
+        embedder = getattr(view.index, "embedder", None)
         if embedder is None:
             return None
-        query_vector = getattr(self.index, "query_vector", embedder.embed_query)  # retrieval has embedded it already
+        query_vector = getattr(view.index, "query_vector", embedder.embed_query)  # retrieval has embedded it already
         return cosines_to(lambda: query_vector(question), embedder)
 
     @staticmethod
@@ -351,15 +416,20 @@ class Pipeline:
         text, problem = clean_question(question)
         if problem:
             raise DocbotError(problem)
-        freq, docs = self.stats.doc_freq([site])
-        raw = evidence(text, self.retriever.search(text, k=self.k, sites=[site]), freq, docs)
-        return raw.minus(self.stats.baseline(site))
+        view = self._current_view()
+        freq, docs = view.stats.doc_freq([site])
+        raw = evidence(text, view.retriever.search(text, k=self.k, sites=[site]), freq, docs)
+        return raw.minus(view.stats.baseline(site))
 
     def section_text(self, site: str, deep_url: str) -> str | None:
         """The indexed text of one section (``None`` when the site or section is not indexed)."""
-        try:
-            hit = self.retriever.section(site, deep_url)
-        except Exception as exc:  # noqa: BLE001 - a tie-break is optional; without it the fragment is dropped
-            log.warning("could not read section text of %s (%s)", deep_url, exc)
-            return None
-        return hit.text if hit is not None else None
+        return _section_text(self._current_view().retriever, site, deep_url)
+
+
+def _section_text(retriever: Retriever, site: str, deep_url: str) -> str | None:
+    try:
+        hit = retriever.section(site, deep_url)
+    except Exception as exc:  # noqa: BLE001 - a tie-break is optional; without it the fragment is dropped
+        log.warning("could not read section text of %s (%s)", deep_url, exc)
+        return None
+    return hit.text if hit is not None else None

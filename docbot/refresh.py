@@ -1,12 +1,11 @@
 """Scheduled refresh: recrawl each site incrementally, re-index what changed, re-check the reference log.
 
-For every site: ``crawl_site`` (conditional requests, or none with ``force``;
-it refuses to replace the map when the site is down or too many pages, anchors
-or sections were lost), then ``Index.build`` for that site
-(only changed chunks are re-embedded). Afterwards every link docbot ever sent
-(the reference log) is checked against the new maps; links that no longer
-hold are listed with the validator's repaired target. The change report is
-written to ``<data-dir>/reports/refresh-<timestamp>.{md,json}``.
+For every site, under its writer lock: a crawl into a new generation (conditional requests, or none with
+``force``; refused when the site is down or too many pages, anchors or sections were lost), then indexing and
+committing that generation (only changed chunks are re-embedded; readers move to it on their next question).
+Afterwards every link docbot ever sent (the reference log) is checked against the newest maps; links that no
+longer hold are listed with the validator's repaired target. The change report is written to
+``<data-dir>/reports/refresh-<timestamp>.{md,json}``.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from typing import Any
 from crawlers.errors import CrawlerError, CrawlRefused
 from crawlers.model import AnchorMap, map_path, write_atomic
 from docbot.config import Settings
-from docbot.errors import SiteNotFound
+from docbot.errors import DocbotError, SiteNotFound
 from docbot.reference_log import REFERENCE_LOG
 
 log = logging.getLogger(__name__)
@@ -104,34 +103,40 @@ def crawl_config_for(settings: Settings, site: str) -> Any:
 
 
 def refresh_site(settings: Settings, site: str, force: bool, client: Any, index: Any | None) -> SiteRefresh:
-    """Crawl one site and re-index it; failures become a SiteRefresh with ``ok=False``.
-
-    ``force`` refetches every page (no conditional requests); the loss guard still applies.
-    """
-    from crawlers.crawl import crawl_site
-    from crawlers.model import load_section_texts
+    """Crawl one site into a new generation and index and commit it; failures become a SiteRefresh with
+    ``ok=False`` (the generation in use stays). ``force`` refetches every page; the loss guard still applies."""
+    from docbot.indexing.generations import Generations
+    from docbot.updating import crawl_site, index_site
 
     config = dataclasses.replace(crawl_config_for(settings, site), refetch=force)
+    kept = "the generation in use is unchanged"
     try:
-        result = crawl_site(config, settings.anchor_maps, settings.data_dir, client=client)
-    except CrawlRefused as exc:
-        return SiteRefresh(site, config.start_url, False, error=f"crawl refused, previous map kept: {exc}",
-                           changed_shape=tuple(str(c) for c in exc.changed))
-    except CrawlerError as exc:  # the site is down or unreachable: a known failure, no traceback
-        return SiteRefresh(site, config.start_url, False, error=f"crawl failed, previous map kept: {exc}")
+        with Generations(settings.data_dir, site).writing("refresh") as writer:
+            try:
+                result, _ = crawl_site(settings, config, writer, client=client)
+            except CrawlRefused as exc:
+                return SiteRefresh(site, config.start_url, False, error=f"crawl refused, previous map kept: {exc}",
+                                   changed_shape=tuple(str(c) for c in exc.changed))
+            except CrawlerError as exc:  # the site is down or unreachable: a known failure, no traceback
+                return SiteRefresh(site, config.start_url, False, error=f"crawl failed, previous map kept: {exc}")
+            changes = _as_dict(result.report)
+            if index is None:
+                return SiteRefresh(site, config.start_url, True, changes)
+            try:
+                stats = index_site(settings, index, writer)
+            except DocbotError as exc:
+                return SiteRefresh(site, config.start_url, False, changes, error=f"map updated but not indexed: {exc}")
+            except Exception as exc:  # noqa: BLE001
+                log.debug("re-index of %s failed", site, exc_info=True)
+                return SiteRefresh(site, config.start_url, False, changes,
+                                   error=f"map updated but re-index failed ({kept}): {type(exc).__name__}: {exc} — "
+                                         f"run `docbot index --site {site}`")
+            return SiteRefresh(site, config.start_url, True, changes, _as_dict(stats))
+    except DocbotError as exc:  # another writer holds the site, or its files cannot be written
+        return SiteRefresh(site, config.start_url, False, error=str(exc))
     except Exception as exc:  # noqa: BLE001 - one broken site must not stop the others
         log.debug("refresh of %s failed", site, exc_info=True)
         return SiteRefresh(site, config.start_url, False, error=f"crawl failed, previous map kept: {type(exc).__name__}: {exc}")
-    changes = _as_dict(result.report)
-    if index is None:
-        return SiteRefresh(site, config.start_url, True, changes)
-    try:
-        stats = index.build(site, load_section_texts(settings.data_dir, site), result.map)
-    except Exception as exc:  # noqa: BLE001
-        log.debug("re-index of %s failed", site, exc_info=True)
-        return SiteRefresh(site, config.start_url, False, changes,
-                           error=f"map updated but re-index failed: {type(exc).__name__}: {exc} — run `docbot index --site {site}`")
-    return SiteRefresh(site, config.start_url, True, changes, _as_dict(stats))
 
 
 def logged_links(settings: Settings) -> Iterable[tuple[int, str]]:
@@ -144,19 +149,35 @@ def logged_links(settings: Settings) -> Iterable[tuple[int, str]]:
     return ReferenceLog(path).iter_links()
 
 
+def latest_maps(settings: Settings) -> dict[str, AnchorMap]:
+    """Every site's newest crawled map: its newest generation's, else the published one in ``anchor_maps/``."""
+    from crawlers.model import load_maps
+    from docbot.indexing.generations import Generations
+
+    maps = load_maps(settings.anchor_maps)
+    for site in settings.site_names():
+        latest = Generations(settings.data_dir, site).latest()
+        if latest is not None:
+            maps[site] = latest.load_map()
+    return maps
+
+
 def stored_texts(settings: Settings) -> Callable[[str, str], str | None]:
-    """Section texts by (site, deep URL) from the crawl's stored texts, each site read once when first asked:
+    """Section texts by (site, deep URL) from each site's newest crawl, each site read once when first asked:
     with them the validator settles ties between headings as it does in ``ask``."""
     from crawlers.errors import AnchorMapError
-    from crawlers.model import load_section_texts
+    from docbot.indexing.generations import Generations
 
     tables: dict[str, dict[str, str]] = {}
 
     def text(site: str, deep_url: str) -> str | None:
         table = tables.get(site)
         if table is None:
+            latest = Generations(settings.data_dir, site).latest()
             try:
-                rows = load_section_texts(settings.data_dir, site)
+                if latest is None:
+                    raise AnchorMapError(f"site {site!r} has no crawl in {settings.data_dir}")
+                rows = latest.load_texts()
             except (AnchorMapError, OSError, ValueError) as exc:  # no texts: ties are dropped, as without an index
                 log.warning("no section texts for %s (%s); tied fragments are dropped", site, exc)
                 rows = []
@@ -167,12 +188,10 @@ def stored_texts(settings: Settings) -> Callable[[str, str], str | None]:
 
 
 def recheck_links(settings: Settings, links: Iterable[tuple[int, str]]) -> tuple[int, list[LoggedLink]]:
-    """Check logged links against the current maps; returns (links checked, links not kept)."""
-    from crawlers.model import load_maps
+    """Check logged links against the newest maps; returns (links checked, links not kept)."""
     from docbot.references.validator import ReferenceValidator
 
-    validator = ReferenceValidator(load_maps(settings.anchor_maps), allow_hosts=settings.allow_hosts,
-                                   texts=stored_texts(settings))
+    validator = ReferenceValidator(latest_maps(settings), allow_hosts=settings.allow_hosts, texts=stored_texts(settings))
     checked, changed = 0, []
     for answer_id, url in links:
         checked += 1

@@ -8,11 +8,13 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from crawlers.crawl import CrawlConfig, CrawlResult, crawl_site
-from crawlers.model import AnchorMap, map_path, sections_path
+from crawlers.crawl import CrawlConfig, CrawlResult
+from crawlers.model import AnchorMap, map_path
 from docbot.commands.args import positive_float, positive_int, site_name, start_url
 from docbot.config import Settings, SiteConfig
 from docbot.errors import SiteNotFound
+from docbot.indexing.generations import Generation, Generations
+from docbot.updating import crawl_site
 
 MAX_LISTED = 8  # items per change list in the text summary
 
@@ -21,8 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser(
         "crawl",
         help="crawl a documentation site into its anchor map",
-        description="Fetch every in-scope page of a site (incrementally when a map exists), record every "
-        "anchor and section, write anchor_maps/SITE.json and the section texts, and report what changed.",
+        description="Fetch every in-scope page of a site (incrementally when it was crawled before), record every "
+        "anchor and section, stage them as the site's next generation (served once `docbot index` has indexed "
+        "it), write anchor_maps/SITE.json, and report what changed.",
     )
     p.add_argument("url", nargs="?", type=start_url, help="start URL (default: the site's url in docbot.toml, else its map's base URL)")
     p.add_argument("--site", required=True, type=site_name, help="site name (the map is written to ANCHOR_MAPS/NAME.json)")
@@ -86,12 +89,13 @@ def _progress() -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:
     return update, bar.close
 
 
-def summary_json(config: CrawlConfig, result: CrawlResult, settings: Settings) -> dict[str, Any]:
+def summary_json(config: CrawlConfig, result: CrawlResult, settings: Settings, staged: Generation) -> dict[str, Any]:
     return {
         "site": config.site,
         "start_url": config.start_url,
         "map": str(map_path(settings.anchor_maps, config.site)),
-        "texts": str(sections_path(settings.data_dir, config.site)),
+        "generation": staged.number,
+        "texts": str(staged.sections_file),
         **result.report.to_json(),
         "stats": result.stats.to_json(),
     }
@@ -107,7 +111,7 @@ def _listed(title: str, items: list[str]) -> list[str]:
     return lines
 
 
-def summary_text(config: CrawlConfig, result: CrawlResult, settings: Settings) -> str:
+def summary_text(config: CrawlConfig, result: CrawlResult, settings: Settings, staged: Generation) -> str:
     """A one-screen summary: counts, errors by kind and the change report."""
     r, s = result.report, result.stats
     lines = [
@@ -130,18 +134,20 @@ def summary_text(config: CrawlConfig, result: CrawlResult, settings: Settings) -
     lines += _listed("renamed anchors", [f"{x.url}#{x.old} -> #{x.new}" for x in r.renames])
     lines += _listed("anchors removed", [f"{u}#{a}" for u, a in r.anchors_removed])
     lines.append(f"  map:      {map_path(settings.anchor_maps, config.site)}")
+    lines.append(f"  staged as generation {staged.number}: `docbot index --site {config.site}` serves it")
     return "\n".join(lines)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     config = config_from_args(args, settings)
     progress, close = _progress()
-    try:
-        result = crawl_site(config, settings.anchor_maps, settings.data_dir, force=args.force, progress=progress)
-    finally:
-        close()
+    with Generations(settings.data_dir, config.site).writing("crawl") as writer:
+        try:
+            result, staged = crawl_site(settings, config, writer, force=args.force, progress=progress)
+        finally:
+            close()
     if args.json:
-        print(json.dumps(summary_json(config, result, settings), ensure_ascii=False))
+        print(json.dumps(summary_json(config, result, settings, staged), ensure_ascii=False))
     else:
-        print(summary_text(config, result, settings))
+        print(summary_text(config, result, settings, staged))
     return 0

@@ -8,34 +8,43 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from crawlers.model import AnchorMap, load_section_texts, map_path
+from crawlers.model import map_path, sections_path
 from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.errors import SiteNotFound
+from docbot.indexing.generations import SITES, Generations
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser(
         "index",
         help="build or update the search index from crawled sites",
-        description="Chunk every crawled site (or --site) by section, embed new and changed chunks, "
-        "store them in Chroma and BM25 under the data directory, and delete chunks of removed sections.",
+        description="Index the newest crawl of every site (or --site): chunk it by section, embed new and changed "
+        "chunks (the others' vectors are reused), store them in Chroma and BM25 under the data directory, and "
+        "commit it as the generation readers use.",
     )
     p.add_argument("--site", action="append", default=[], type=site_name, help="index only this site (repeatable)")
-    p.add_argument("--rebuild", action="store_true", help="drop the site's index and embed everything again")
+    p.add_argument("--rebuild", action="store_true", help="embed everything again (readers keep the current index meanwhile)")
     p.add_argument("--chroma-url", help="use a Chroma server, e.g. http://127.0.0.1:8000 (env CHROMA_URL)")
     p.add_argument("--json", action="store_true", help="print one JSON object per site")
     p.set_defaults(func=run)
 
 
 def _sites(args: argparse.Namespace, settings: Settings) -> list[str]:
+    """The sites to index, each checked to have a crawl before the model loads."""
     if args.site:
-        return list(args.site)
-    names = sorted(p.stem for p in settings.anchor_maps.glob("*.json")) if settings.anchor_maps.is_dir() else []
-    if not names:
-        raise SiteNotFound(
-            f"No anchor maps in {settings.anchor_maps}/ — run `docbot crawl URL --site NAME` first"
-        )
+        names = list(args.site)
+    else:
+        root = settings.data_dir / SITES
+        names = sorted(d.name for d in root.iterdir() if d.is_dir()) if root.is_dir() else []
+        if not names:
+            raise SiteNotFound(f"No crawled sites in {settings.data_dir}/ — run `docbot crawl URL --site NAME` first")
+    for site in names:
+        crawled = Generations(settings.data_dir, site).latest() is not None
+        legacy = sections_path(settings.data_dir, site).is_file() and map_path(settings.anchor_maps, site).is_file()
+        if not (crawled or legacy):
+            raise SiteNotFound(f"No crawl of site {site!r} in {settings.data_dir}/ — "
+                               f"run `docbot crawl URL --site {site}` first")
     return names
 
 
@@ -63,25 +72,21 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from docbot.indexing.index import Index
 
     sites = _sites(args, settings)
-    maps = {}
-    for site in sites:  # check every map before the model loads
-        path = map_path(settings.anchor_maps, site)
-        if not path.is_file():
-            raise SiteNotFound(f"No anchor map for site {site!r} at {path} — run `docbot crawl URL --site {site}` first")
-        maps[site] = AnchorMap.load(path)
     with Index.open(settings.data_dir, embedder_from_settings(settings), chroma_url=settings.chroma_url) as index:
         for site in sites:
-            _index_site(index, site, maps[site], args, settings)
+            _index_site(index, site, args, settings)
     return 0
 
 
-def _index_site(index: Any, site: str, amap: AnchorMap, args: argparse.Namespace, settings: Settings) -> None:
-    """Index one site, with a progress bar on a TTY, and print its summary."""
-    sections = load_section_texts(settings.data_dir, site)
+def _index_site(index: Any, site: str, args: argparse.Namespace, settings: Settings) -> None:
+    """Index one site's newest crawl (under its lock), with a progress bar on a TTY, and print its summary."""
+    from docbot.updating import index_site
+
     tty = sys.stderr.isatty() and not args.json
     progress, close = _tqdm_progress(site) if tty else (None, lambda: None)
     try:
-        stats = index.build(site, sections, amap, progress, rebuild=args.rebuild)
+        with Generations(settings.data_dir, site).writing("index") as writer:
+            stats = index_site(settings, index, writer, rebuild=args.rebuild, progress=progress)
     finally:
         close()
     if args.json:
@@ -89,6 +94,6 @@ def _index_site(index: Any, site: str, amap: AnchorMap, args: argparse.Namespace
     else:
         rate = f", {stats.embedded / stats.seconds:.1f} chunks/s" if stats.embedded and stats.seconds > 0 else ""
         print(
-            f"{site}: {stats.chunks} chunks, {stats.embedded} embedded, {stats.deleted} deleted "
-            f"in {stats.seconds:.1f}s{rate}"
+            f"{site}: generation {stats.generation}, {stats.chunks} chunks, {stats.embedded} embedded, "
+            f"{stats.reused} reused, {stats.deleted} deleted in {stats.seconds:.1f}s{rate}"
         )

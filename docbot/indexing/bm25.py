@@ -75,10 +75,14 @@ class Lexical:
         """Write to a sibling temp dir, then swap it in, so a crash never leaves a half index."""
         directory.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-        if self.retriever is not None:
-            self.retriever.save(str(tmp), show_progress=False)
-        meta = {"ids": self.ids, "set_hash": self.set_hash, "tokenizer": TOKENIZER}
-        (tmp / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
+        try:
+            if self.retriever is not None:
+                self.retriever.save(str(tmp), show_progress=False)
+            meta = {"ids": self.ids, "set_hash": self.set_hash, "tokenizer": TOKENIZER}
+            (tmp / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
+        except BaseException:  # disk full, killed: no half-written temp folder is left behind
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         old = directory.with_name(f".{directory.name}.old")
         shutil.rmtree(old, ignore_errors=True)
         if directory.exists():

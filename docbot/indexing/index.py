@@ -1,17 +1,14 @@
-"""The index: chunks in Chroma (dense) and BM25 (lexical), built incrementally per site.
+"""The index: every site's current generation of chunks, searched densely (Chroma) and lexically (BM25).
 
-The only module that talks to Chroma. Layout in the data directory:
+The only module that talks to Chroma. A generation (:mod:`docbot.indexing.generations`) keeps its vectors in a
+collection of its own, ``docbot_<site>_g<n>`` (cosine space, embeddings passed explicitly: chromadb's own
+embedding function never runs), named in its chunk manifest. Building a generation copies the vectors of
+unchanged chunks from the generation before it and embeds only new and changed ones; a generation whose chunks
+are all unchanged shares its predecessor's collection. A collection is deleted once no kept generation names it.
 
-- ``chroma/``: the embedded Chroma store (unless a Chroma server is used),
-  one collection ``docbot_<site>`` per site, cosine space, embeddings passed
-  explicitly (chromadb's own embedding function never runs).
-- ``index/<site>.json``: the chunk manifest (model, dim, every chunk), written
-  atomically at the end of a build: the commit point of an index run.
-- ``bm25/<site>/``: the BM25 index (see :mod:`docbot.indexing.bm25`).
-
-A build upserts new and changed chunks before deleting removed ones and only
-then replaces the manifest, so an interrupted run leaves the previous index
-usable; re-indexing an unchanged site embeds zero chunks.
+Readers take an :class:`~docbot.indexing.view.IndexView`: each site's generation current at that moment, loaded
+once per process and kept until a newer one is committed. A reader on a data dir it may not write opens a
+private copy of the vector store (Chroma writes when it opens one).
 """
 
 from __future__ import annotations
@@ -19,7 +16,11 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
 import re
+import shutil
+import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -28,52 +29,89 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from crawlers.model import AnchorMap, SectionText, write_atomic
-from docbot.indexing.chunk import Chunk, chunk_sections
-from docbot.indexing.embed import Embedder, batched
+from crawlers.errors import AnchorMapError
+from crawlers.model import AnchorMap, SectionText, write_atomic, write_section_texts
 from docbot.errors import EmbeddingMismatch, IndexMissing
 from docbot.indexing.bm25 import Lexical, chunk_set_hash
+from docbot.indexing.chunk import Chunk, chunk_sections
+from docbot.indexing.embed import Embedder, batched
+from docbot.indexing.generations import Generation, Generations, link_or_copy, served_sites
+from docbot.indexing.view import IndexView, Loaded
 
 log = logging.getLogger(__name__)
 
 QUERY_VECTORS = 64  # recent questions whose embeddings are kept
 EMBED_BATCH = 256  # texts per embedding call (the model sorts and sub-batches them)
 UPSERT_BATCH = 1000  # under Chroma's maximum batch size
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2
 
 Progress = Callable[[int, int], None]  # (chunks embedded so far, chunks to embed)
 
 
 @dataclass(frozen=True, slots=True)
 class IndexStats:
-    """What one ``Index.build`` did."""
+    """What indexing one generation did."""
 
     site: str
     chunks: int
     embedded: int
     deleted: int
     seconds: float
+    generation: int = 0
+    reused: int = 0  # vectors copied (or shared) from the generation before
 
     def to_json(self) -> dict[str, Any]:
-        return {"site": self.site, "chunks": self.chunks, "embedded": self.embedded,
-                "deleted": self.deleted, "seconds": round(self.seconds, 3)}
+        return {"site": self.site, "generation": self.generation, "chunks": self.chunks, "embedded": self.embedded,
+                "reused": self.reused, "deleted": self.deleted, "seconds": round(self.seconds, 3)}
 
 
 @dataclass(frozen=True, slots=True)
-class _Manifest:
+class Manifest:
+    """A generation's chunk manifest: its model, its collection and every chunk."""
+
     site: str
     model: str
     dim: int
+    collection: str
     chunks: tuple[Chunk, ...]
 
+    @classmethod
+    def legacy(cls, data_dir: Path, site: str) -> Manifest | None:
+        """The manifest a data dir kept before generations (``index/<site>.json``), if it has one."""
+        try:
+            data = json.loads((Path(data_dir) / "index" / f"{site}.json").read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return None
+        return cls(site, data["embedding_model"], int(data["dim"]), data.get("collection") or f"docbot_{site}",
+                   tuple(Chunk.from_json(c) for c in data["chunks"]))
 
-def collection_name(site: str) -> str:
-    """Chroma collection name for a site: ``docbot_<site>`` with only [a-zA-Z0-9._-]."""
-    return "docbot_" + (re.sub(r"[^A-Za-z0-9._-]+", "_", site).strip("._-") or "site")
+    @classmethod
+    def read(cls, generation: Generation) -> Manifest | None:
+        try:
+            data = json.loads(generation.chunks_file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        return cls(generation.site, data["embedding_model"], int(data["dim"]), data["collection"],
+                   tuple(Chunk.from_json(c) for c in data["chunks"]))
+
+    def write(self, generation: Generation) -> None:
+        write_atomic(generation.chunks_file, json.dumps({
+            "format_version": MANIFEST_VERSION, "site": self.site, "generation": generation.number,
+            "embedding_model": self.model, "dim": self.dim, "collection": self.collection,
+            "chunks": [c.to_json() for c in self.chunks],
+        }, ensure_ascii=False))
+
+
+def collection_name(site: str, generation: int) -> str:
+    """Chroma collection of one generation: ``docbot_<site>_g<n>`` (a site name is already in Chroma's alphabet,
+    [A-Za-z0-9._-] without '..', and the name ends in a digit as Chroma requires)."""
+    return f"docbot_{site}_g{generation}"
 
 
 def make_client(data_dir: Path, chroma_url: str | None = None) -> Any:
-    """An HttpClient for ``chroma_url``, else a PersistentClient in ``data_dir/chroma``; telemetry off."""
+    """An HttpClient for ``chroma_url``, else a PersistentClient in ``data_dir/chroma``; telemetry off.
+
+    A data dir this process may not write gets a private copy of the store (Chroma writes on open)."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -86,30 +124,34 @@ def make_client(data_dir: Path, chroma_url: str | None = None) -> Any:
             ssl=parts.scheme == "https",
             settings=settings,
         )
-    (data_dir / "chroma").mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(data_dir / "chroma"), settings=settings)
+    store = data_dir / "chroma"
+    if store.is_dir() and not os.access(store, os.W_OK | os.X_OK):
+        copy = Path(tempfile.mkdtemp(prefix="docbot-chroma-"))
+        shutil.copytree(store, copy, dirs_exist_ok=True)
+        log.info("%s is read-only: reading a private copy of its vector store in %s", data_dir, copy)
+        store = copy
+    else:
+        store.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(store), settings=settings)
 
 
 def _metadata(chunk: Chunk) -> dict[str, Any]:
-    return {
-        "site": chunk.site, "url": chunk.url, "anchor": chunk.anchor or "", "deep_url": chunk.deep_url,
-        "title": chunk.title, "path": chunk.path_label, "level": chunk.level, "source_type": chunk.source_type,
-        "content_hash": chunk.content_hash, "part": chunk.part, "kind": chunk.kind,
-    }
+    return {"site": chunk.site, "deep_url": chunk.deep_url, "content_hash": chunk.content_hash, "part": chunk.part}
 
 
 class Index:
-    """Dense (Chroma) and lexical (BM25) retrieval over the chunks of every indexed site."""
+    """Chroma and BM25 over every site's generations: readers take views, writers index generations."""
 
-    def __init__(self, data_dir: Path, embedder: Embedder, client: Any, owns_client: bool = False) -> None:
+    def __init__(self, data_dir: Path, embedder: Embedder, client: Any, owns_client: bool = False,
+                 chroma_url: str | None = None) -> None:
         self.data_dir = Path(data_dir)
         self.embedder = embedder
         self.client = client
         self._owns_client = owns_client
-        self._manifests: dict[str, _Manifest] = {}
-        self._by_id: dict[str, dict[str, Chunk]] = {}
+        self._chroma_url = chroma_url
         self._collections: dict[str, Any] = {}
-        self._lexical: dict[str, Lexical] = {}
+        self._loaded: dict[str, Loaded] = {}
+        self._loading = threading.Lock()  # one thread loads a new generation; the others wait for it
         # One ask embeds its question for every retrieval (the site's own, a retry, one page) and for compression:
         # the model runs once per question.
         self.query_vector: Callable[[str], list[float]] = functools.lru_cache(maxsize=QUERY_VECTORS)(embedder.embed_query)
@@ -119,7 +161,8 @@ class Index:
         """Open the index in ``data_dir``; ``client`` (a chromadb client) overrides ``chroma_url``."""
         if client is not None:
             return cls(Path(data_dir), embedder, client)
-        return cls(Path(data_dir), embedder, make_client(Path(data_dir), chroma_url), owns_client=True)
+        return cls(Path(data_dir), embedder, make_client(Path(data_dir), chroma_url), owns_client=True,
+                   chroma_url=chroma_url)
 
     def close(self) -> None:
         """Release the Chroma client if this index created it (an injected client is the caller's)."""
@@ -140,34 +183,69 @@ class Index:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- paths and caches --------------------------------------------------
-    def _manifest_path(self, site: str) -> Path:
-        return self.data_dir / "index" / f"{site}.json"
+    # -- readers -------------------------------------------------------------
+    def view(self) -> IndexView:
+        """Each served site's current generation, loading the ones committed since the last view."""
+        sites: dict[str, Loaded] = {}
+        for site in served_sites(self.data_dir):
+            loaded = self._loaded.get(site)
+            if loaded is None or loaded.generation != Generations(self.data_dir, site).pointer()[0]:
+                try:
+                    loaded = self._load(site)
+                except (AnchorMapError, OSError, ValueError, KeyError) as exc:
+                    if loaded is None:
+                        raise
+                    log.error("could not load the new generation of %s (%s); still answering from generation %s",
+                              site, exc, loaded.generation)
+            if loaded is not None:
+                sites[site] = loaded
+        return IndexView(self, sites)
 
-    def _bm25_dir(self, site: str) -> Path:
-        return self.data_dir / "bm25" / site
-
-    def _read_manifest(self, site: str) -> _Manifest | None:
-        try:
-            data = json.loads(self._manifest_path(site).read_text(encoding="utf-8"))
-        except FileNotFoundError:
+    def _load(self, site: str) -> Loaded | None:
+        """The site's current generation in memory (one thread loads it; the others wait and share it)."""
+        generations = Generations(self.data_dir, site)
+        with self._loading:
+            for attempt in range(3):  # a generation retired between reading the pointer and loading it: again
+                generation = generations.current()
+                if generation is None:
+                    return None
+                loaded = self._loaded.get(site)
+                if loaded is not None and loaded.generation == generation.number:
+                    return loaded  # another thread loaded it meanwhile
+                try:
+                    manifest = Manifest.read(generation)
+                    if manifest is None:
+                        raise IndexMissing(f"Generation {generation.number} of {site!r} has no chunk manifest "
+                                           f"({generation.chunks_file}) — run `docbot index --site {site}`")
+                    lexical = Lexical.load(generation.bm25_dir)
+                    amap = generation.load_map()
+                except (FileNotFoundError, AnchorMapError) as exc:
+                    if attempt < 2 and not generation.path.is_dir():
+                        continue
+                    raise exc from None
+                if lexical is None or lexical.set_hash != _set_hash(manifest.chunks):
+                    lexical = _build_lexical(manifest.chunks)  # another tokenizer built it: rebuild in memory
+                loaded = Loaded(site, generation.number, manifest.model, manifest.collection, manifest.chunks,
+                                {c.id: c for c in manifest.chunks}, lexical, amap)
+                self._loaded[site] = loaded
+                return loaded
             return None
-        return _Manifest(site, data["embedding_model"], int(data["dim"]),
-                         tuple(Chunk.from_json(c) for c in data["chunks"]))
 
-    def _manifest(self, site: str) -> _Manifest:
-        if site not in self._manifests:
-            manifest = self._read_manifest(site)
-            if manifest is None:
-                raise IndexMissing(f"No index for site {site!r} in {self.data_dir}/ — run `docbot index --site {site}`")
-            self._cache(manifest)
-        return self._manifests[site]
+    def collection(self, name: str) -> Any:
+        if name not in self._collections:
+            from chromadb.errors import NotFoundError
 
-    def _cache(self, manifest: _Manifest) -> None:
-        self._manifests[manifest.site] = manifest
-        self._by_id[manifest.site] = {c.id: c for c in manifest.chunks}
+            try:
+                self._collections[name] = self.client.get_collection(name, embedding_function=None)
+            except NotFoundError:
+                if not self._owns_client or self._chroma_url or os.access(self.data_dir / "chroma", os.W_OK):
+                    raise
+                self.client = make_client(self.data_dir)  # a read-only store's copy predates it: copy again
+                self._collections.clear()
+                self._collections[name] = self.client.get_collection(name, embedding_function=None)
+        return self._collections[name]
 
-    def _check_model(self, site: str, model: str) -> None:
+    def check_model(self, site: str, model: str) -> None:
         if model != self.embedder.name:
             raise EmbeddingMismatch(
                 f"The index of site {site!r} was built with embeddings {model!r} but {self.embedder.name!r} "
@@ -175,90 +253,92 @@ class Index:
                 f"(or set DOCBOT_EMBEDDINGS back to {model!r})"
             )
 
-    def _collection(self, site: str, create: bool = False) -> Any:
-        if site not in self._collections:
-            metadata = {"embedding_model": self.embedder.name, "dim": self.embedder.dim, "site": site}
-            if create:
-                col = self.client.get_or_create_collection(
-                    collection_name(site), metadata=metadata,
-                    configuration={"hnsw": {"space": "cosine"}}, embedding_function=None,
-                )
-            else:
-                col = self.client.get_collection(collection_name(site), embedding_function=None)
-            self._collections[site] = col
-        return self._collections[site]
+    # The reader API of a view, for callers that ask one thing (scripts, tests): each call takes a fresh view.
+    def sites(self) -> list[str]:
+        return self.view().sites()
 
-    def _lexical_index(self, site: str) -> Lexical:
-        if site not in self._lexical:
-            manifest = self._manifest(site)
-            lex = Lexical.load(self._bm25_dir(site))
-            if lex is None or lex.set_hash != _set_hash(manifest.chunks):
-                lex = _build_lexical(manifest.chunks)  # missing or stale: rebuild from the manifest
-                lex.save(self._bm25_dir(site))
-            self._lexical[site] = lex
-        return self._lexical[site]
+    def chunks(self, site: str) -> list[Chunk]:
+        return self.view().chunks(site)
 
-    # -- build ---------------------------------------------------------------
-    def drop(self, site: str) -> None:
-        """Forget a site entirely: its collection, manifest and BM25 index."""
-        try:
-            self.client.delete_collection(collection_name(site))
-        except Exception:  # chromadb raises different errors for a missing collection across versions
-            log.debug("no collection to drop for %s", site)
-        self._manifest_path(site).unlink(missing_ok=True)
-        for cache in (self._manifests, self._by_id, self._collections, self._lexical):
-            cache.pop(site, None)
+    def get(self, chunk_id: str) -> Chunk | None:
+        return self.view().get(chunk_id)
 
-    def build(
-        self,
-        site: str,
-        sections: Sequence[SectionText],
-        amap: AnchorMap,
-        progress: Progress | None = None,
-        *,
-        rebuild: bool = False,
-    ) -> IndexStats:
-        """Chunk, embed what changed, upsert, delete what vanished, then commit the manifest.
+    def dense(self, query: str, k: int = 20, sites: Sequence[str] | None = None) -> list[tuple[Chunk, float]]:
+        return self.view().dense(query, k, sites)
 
-        ``progress(done, total)`` is called before the first and after every stored
-        embedding batch. ``rebuild`` drops the site first (needed after a model
-        change, whose vectors may differ in dimension), so unlike an ordinary
-        run an interrupted rebuild leaves the site unindexed.
-        """
+    def lexical(self, query: str, k: int = 20, sites: Sequence[str] | None = None) -> list[tuple[Chunk, float]]:
+        return self.view().lexical(query, k, sites)
+
+    def doc_freq(self, site: str) -> tuple[dict[str, int], int]:
+        return self.view().doc_freq(site)
+
+    # -- writers ---------------------------------------------------------------
+    def build(self, site: str, sections: Sequence[SectionText], amap: AnchorMap, progress: Progress | None = None,
+              *, rebuild: bool = False) -> IndexStats:
+        """Index ``sections`` of ``amap`` as a new generation of ``site`` and commit it (under the site's lock)."""
+        with Generations(self.data_dir, site).writing("index") as writer:
+            staged = writer.stage()
+            try:
+                write_section_texts(staged.sections_file, sections)
+                amap.save(staged.map_file)
+                stats = self.index_generation(staged, writer.generations.current(), progress, rebuild=rebuild)
+                writer.commit(staged)
+            except BaseException:
+                writer.discard(staged)
+                raise
+            self.prune(site, writer.retire())
+            return stats
+
+    def index_generation(self, generation: Generation, previous: Generation | None, progress: Progress | None = None,
+                         *, rebuild: bool = False, old: Manifest | None = None) -> IndexStats:
+        """Chunk ``generation``'s texts against its map; store its vectors (from ``previous`` where a chunk is
+        unchanged, embedded otherwise) in its collection; write its BM25, then its manifest. Nothing is committed:
+        a failure leaves no manifest and no collection of its own behind. ``old`` stands for ``previous``'s manifest
+        when the vectors to reuse are not in a generation (a data dir from before generations)."""
         started = time.perf_counter()
-        if rebuild:
-            self.drop(site)
-        old = self._read_manifest(site)
+        site = generation.site
+        chunks = chunk_sections(generation.load_texts(), generation.load_map())
+        if old is None and previous is not None and not rebuild:
+            old = Manifest.read(previous)
         if old is not None:
-            self._check_model(site, old.model)
-        chunks = chunk_sections(sections, amap)
-        old_hashes = {c.id: c.content_hash for c in old.chunks} if old else {}
-        collection = self._collection(site, create=True)
-        if (collection.metadata or {}).get("embedding_model") != self.embedder.name:
-            if old is None:  # vectors of another model without a manifest: start afresh
-                self.drop(site)
-                collection = self._collection(site, create=True)
-            else:
-                self._check_model(site, str((collection.metadata or {}).get("embedding_model")))
-        if collection.count() != len(old_hashes):  # store and manifest disagree: trust only what Chroma holds
-            held = collection.get(include=["metadatas"])
-            old_hashes = {i: str((m or {}).get("content_hash", "")) for i, m in zip(held["ids"], held["metadatas"])}
-        todo = [c for c in chunks if old_hashes.get(c.id) != c.content_hash]
-        todo.sort(key=lambda c: len(c.embed_text))  # similar lengths per batch: less padding
-        done = 0
-        if progress:
-            progress(0, len(todo))
+            self.check_model(site, old.model)
+        if old is not None and _set_hash(old.chunks) == _set_hash(chunks) and previous is not None:
+            _link_tree(previous.bm25_dir, generation.bm25_dir)  # nothing changed: share the vectors and BM25
+            Manifest(site, old.model, old.dim, old.collection, tuple(chunks)).write(generation)
+            if progress:
+                progress(0, 0)
+            return IndexStats(site, len(chunks), 0, 0, time.perf_counter() - started, generation.number, len(chunks))
+        name = collection_name(site, generation.number)
+        try:
+            reused, embedded = self._store_vectors(name, chunks, old, progress)
+            _build_lexical(chunks).save(generation.bm25_dir)
+            Manifest(site, self.embedder.name, self.embedder.dim, name, tuple(chunks)).write(generation)
+        except BaseException:
+            self.drop_collection(name)
+            raise
+        gone = len({c.id for c in old.chunks} - {c.id for c in chunks}) if old else 0
+        return IndexStats(site, len(chunks), embedded, gone, time.perf_counter() - started, generation.number, reused)
 
-        def upsert(batch: Sequence[Chunk], vectors: list[list[float]]) -> None:
+    def _store_vectors(self, name: str, chunks: Sequence[Chunk], old: Manifest | None,
+                       progress: Progress | None) -> tuple[int, int]:
+        """Fill collection ``name`` with a vector for every chunk; returns (copied, embedded)."""
+        self.drop_collection(name)  # an attempt that died before its manifest was written
+        metadata = {"embedding_model": self.embedder.name, "dim": self.embedder.dim}
+        collection = self.client.create_collection(name, metadata=metadata, configuration={"hnsw": {"space": "cosine"}},
+                                                   embedding_function=None)
+        self._collections[name] = collection
+
+        def upsert(batch: Sequence[Chunk], vectors: Sequence[Any]) -> None:
             for part in range(0, len(batch), UPSERT_BATCH):
                 piece = batch[part : part + UPSERT_BATCH]
-                collection.upsert(
-                    ids=[c.id for c in piece],
-                    embeddings=vectors[part : part + UPSERT_BATCH],
-                    metadatas=[_metadata(c) for c in piece],
-                    documents=[c.embed_text for c in piece],
-                )
+                collection.upsert(ids=[c.id for c in piece], embeddings=list(vectors[part : part + UPSERT_BATCH]),
+                                  metadatas=[_metadata(c) for c in piece])
 
+        copied = self._copy_unchanged(chunks, old, upsert)
+        todo = sorted((c for c in chunks if c.id not in copied), key=lambda c: len(c.embed_text))  # less padding
+        if progress:
+            progress(0, len(todo))
+        done = 0
         # One batch is stored (Chroma: SQLite writes, HNSW inserts) while the next is embedded.
         with ThreadPoolExecutor(1, thread_name_prefix="docbot-upsert") as writer:
             pending: Future[None] | None = None
@@ -272,83 +352,46 @@ class Index:
                 pending = writer.submit(upsert, batch, vectors)
             if pending is not None:
                 pending.result()
-                done = len(todo)
                 if progress:
-                    progress(done, len(todo))
-        keep = {c.id for c in chunks}
-        gone = sorted(set(old_hashes) - keep)
-        for piece in batched(gone, UPSERT_BATCH):
-            collection.delete(ids=list(piece))
-        lex = Lexical.load(self._bm25_dir(site))
-        if lex is None or lex.set_hash != _set_hash(chunks):
-            lex = _build_lexical(chunks)
-            lex.save(self._bm25_dir(site))
-        manifest = _Manifest(site, self.embedder.name, self.embedder.dim, tuple(chunks))
-        write_atomic(self._manifest_path(site), json.dumps({
-            "format_version": MANIFEST_VERSION, "site": site, "embedding_model": manifest.model,
-            "dim": manifest.dim, "collection": collection_name(site), "chunks": [c.to_json() for c in chunks],
-        }, ensure_ascii=False))
-        self._cache(manifest)
-        self._lexical[site] = lex
-        return IndexStats(site, len(chunks), len(todo), len(gone), time.perf_counter() - started)
+                    progress(len(todo), len(todo))
+        return len(copied), len(todo)
 
-    # -- query ---------------------------------------------------------------
-    def sites(self) -> list[str]:
-        """Sites with a committed index, sorted."""
-        directory = self.data_dir / "index"
-        return sorted(p.stem for p in directory.glob("*.json")) if directory.is_dir() else []
+    def _copy_unchanged(self, chunks: Sequence[Chunk], old: Manifest | None,
+                        upsert: Callable[[Sequence[Chunk], Sequence[Any]], None]) -> set[str]:
+        """Copy the vectors of chunks whose text is unchanged since ``old``; returns their ids."""
+        if old is None:
+            return set()
+        before = {c.id: c.content_hash for c in old.chunks}
+        same = [c for c in chunks if before.get(c.id) == c.content_hash]
+        try:
+            source = self.collection(old.collection)
+        except Exception as exc:  # noqa: BLE001 - the old vectors are gone: embed everything
+            log.warning("the vectors of %s are gone (%s); embedding every chunk", old.collection, exc)
+            return set()
+        copied: set[str] = set()
+        for piece in batched(same, UPSERT_BATCH):
+            held = source.get(ids=[c.id for c in piece], include=["embeddings"])
+            vectors = dict(zip(held["ids"], held["embeddings"]))
+            found = [c for c in piece if c.id in vectors]
+            upsert(found, [vectors[c.id] for c in found])
+            copied.update(c.id for c in found)
+        return copied
 
-    def chunks(self, site: str) -> list[Chunk]:
-        return list(self._manifest(site).chunks)
+    def prune(self, site: str, kept: Sequence[Generation]) -> None:
+        """Drop the site's collections that no kept generation names (retired generations' vectors)."""
+        names = {m.collection for m in (Manifest.read(g) for g in kept) if m is not None}
+        own = re.compile(rf"docbot_{re.escape(site)}(?:_g\d+)?")
+        for existing in self.client.list_collections():
+            name = str(getattr(existing, "name", existing))
+            if own.fullmatch(name) and name not in names:
+                self.drop_collection(name)
 
-    def get(self, chunk_id: str) -> Chunk | None:
-        """The chunk with this id in any indexed site, or None."""
-        for site in self.sites():
-            chunk = self._by_id[site].get(chunk_id) if self._manifest(site) else None
-            if chunk is not None:
-                return chunk
-        return None
-
-    def _targets(self, sites: Sequence[str] | None) -> list[str]:
-        names = list(sites) if sites is not None else self.sites()
-        for site in names:
-            self._manifest(site)  # raises IndexMissing early, with the command to run
-        return names
-
-    def dense(self, query: str, k: int = 20, sites: Sequence[str] | None = None) -> list[tuple[Chunk, float]]:
-        """Top ``k`` chunks by cosine similarity (higher is better) across ``sites`` (default all)."""
-        names = self._targets(sites)
-        for site in names:
-            self._check_model(site, self._manifests[site].model)
-        if not names or k <= 0:
-            return []
-        vector = self.query_vector(query)
-        hits: list[tuple[Chunk, float]] = []
-        for site in names:
-            size = len(self._manifests[site].chunks)
-            if size == 0:
-                continue
-            result = self._collection(site).query(query_embeddings=[vector], n_results=min(k, size), include=["distances"])
-            table = self._by_id[site]
-            for cid, distance in zip(result["ids"][0], result["distances"][0]):
-                chunk = table.get(cid)
-                if chunk is not None:  # a vector of an interrupted run not yet in the manifest
-                    hits.append((chunk, 1.0 - float(distance)))
-        hits.sort(key=lambda h: -h[1])
-        return hits[:k]
-
-    def doc_freq(self, site: str) -> tuple[dict[str, int], int]:
-        """Document frequency of every token in the site's chunks, and the number of chunks (from BM25)."""
-        return self._lexical_index(site).doc_freq()
-
-    def lexical(self, query: str, k: int = 20, sites: Sequence[str] | None = None) -> list[tuple[Chunk, float]]:
-        """Top ``k`` chunks by BM25 score across ``sites`` (default all); only chunks sharing a term."""
-        hits: list[tuple[Chunk, float]] = []
-        for site in self._targets(sites):
-            table = self._by_id[site]
-            hits.extend((table[cid], score) for cid, score in self._lexical_index(site).search(query, k) if cid in table)
-        hits.sort(key=lambda h: -h[1])
-        return hits[:k]
+    def drop_collection(self, name: str) -> None:
+        self._collections.pop(name, None)
+        try:
+            self.client.delete_collection(name)
+        except Exception:  # noqa: BLE001 - chromadb raises different errors for a missing collection across versions
+            log.debug("no collection %s to drop", name)
 
 
 def _set_hash(chunks: Sequence[Chunk]) -> str:
@@ -357,3 +400,12 @@ def _set_hash(chunks: Sequence[Chunk]) -> str:
 
 def _build_lexical(chunks: Sequence[Chunk]) -> Lexical:
     return Lexical.build([c.id for c in chunks], [c.embed_text for c in chunks], _set_hash(chunks))
+
+
+def _link_tree(source: Path, target: Path) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    for path in source.iterdir():
+        link_or_copy(path, target / path.name)
+
+
+__all__ = ["Index", "IndexMissing", "IndexStats", "IndexView", "Manifest", "collection_name", "make_client"]

@@ -108,15 +108,19 @@ def test_failed_site_exits_non_zero_and_keeps_its_map(tmp_path: Path) -> None:
 
 
 def test_refresh_reads_section_texts_for_tied_repairs_and_copes_without_them(tmp_path: Path) -> None:
-    from crawlers.model import SectionText, save_section_texts
+    from crawlers.model import AnchorMap, SectionText, write_section_texts
     from docbot.config import load_settings
+    from docbot.indexing.generations import Generations
     from docbot.refresh import stored_texts
 
     settings = load_settings(str(tmp_path / "data"), str(tmp_path / "maps"))
-    save_section_texts(tmp_path / "data", "docs", [
+    with Generations(tmp_path / "data", "docs").writing("test") as writer:
+        staged = writer.stage()
+    write_section_texts(staged.sections_file, [
         SectionText("docs", "http://d.test/a.html", "cursors", "Cursors", 2, ("A", "Cursors"), "Guides",
                     "very large result sets"),
     ])
+    AnchorMap("docs", "http://d.test/").save(staged.map_file)
     text = stored_texts(settings)
     assert text("docs", "http://d.test/a.html#cursors") == "very large result sets"
     assert text("docs", "http://d.test/a.html#other") is None

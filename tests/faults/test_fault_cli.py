@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from docbot.indexing.generations import Generations
 from tests.faults.conftest import Cli
 from tests.faults.hostile import Hostile, make_pages, serve
 
@@ -50,10 +51,12 @@ def test_ask_about_an_unknown_site_fails_on_stderr(cli: Cli, hostile: Hostile) -
 def test_a_corrupt_anchor_map_is_an_error_not_not_covered(cli: Cli, hostile: Hostile, tmp_path: Path) -> None:
     assert cli("crawl", hostile.url, "--site", "w")[0] == 0
     assert cli("index")[0] == 0
-    path = tmp_path / "maps" / "w.json"
-    path.write_text(path.read_text(encoding="utf-8")[:500], encoding="utf-8")  # cut short by a full disk
+    current = Generations(tmp_path / "data", "w").current()
+    assert current is not None
+    path = current.map_file
+    path.write_text(path.read_text(encoding="utf-8")[:500], encoding="utf-8")  # cut short (disk fault, hand edit)
     code, out, err = cli("ask", "how do I install widget 3?")
-    assert code == 1 and out == "" and one_line(err) and "w.json is not valid JSON" in err
+    assert code == 1 and out == "" and one_line(err) and "map.json is not valid JSON" in err
 
 
 def test_an_unwritable_data_dir_is_one_line(cli: Cli, hostile: Hostile, tmp_path: Path) -> None:

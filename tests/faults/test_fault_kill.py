@@ -20,9 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from crawlers.model import AnchorMap, load_section_texts
+from crawlers.model import AnchorMap
 from docbot.answer import Answer, Reference
 from docbot.indexing.embed import HashEmbedder
+from docbot.indexing.generations import Generations
 from docbot.indexing.index import Index
 from docbot.reference_log import ReferenceLog
 from tests.faults.hostile import Hostile, make_pages, serve
@@ -68,8 +69,9 @@ def finish(tmp: Path, proc: subprocess.Popen[bytes]) -> None:
 
 def consistent(tmp: Path) -> None:
     """Map, texts and index agree: every page with sections has its texts, the index holds exactly them."""
-    amap = AnchorMap.load(tmp / "maps" / "w.json")
-    texts = load_section_texts(tmp / "data", "w")
+    current = Generations(tmp / "data", "w").current()
+    assert current is not None
+    amap, texts = current.load_map(), current.load_texts()
     # every page with sections has its texts, but for navigation pages (tables of contents), which have none
     assert {t.url for t in texts} == {u for u, p in amap.pages.items() if p.sections and p.source_type != "Other"}
     with Index.open(tmp / "data", HashEmbedder()) as index:
@@ -130,7 +132,9 @@ def test_killed_command_leaves_consistent_files_and_no_process(tmp_path: Path, c
             assert proc.returncode == (143 if sig == signal.SIGTERM else -signal.SIGKILL)
 
         AnchorMap.load(tmp_path / "maps" / "w.json")  # every file is the old or the new one, never half of one
-        load_section_texts(tmp_path / "data", "w")
+        for generation in [Generations(tmp_path / "data", "w").current(), Generations(tmp_path / "data", "w").latest()]:
+            assert generation is not None
+            generation.load_map(), generation.load_texts()
         with sqlite3.connect(tmp_path / "data" / "docbot.sqlite") as db:
             assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert log.iter_links() == [(1, hostile.url + "p1.html#install-1")]

@@ -11,16 +11,20 @@ import pytest
 from crawlers.crawl import CrawlConfig, crawl_site
 from crawlers.model import AnchorMap, load_section_texts
 from docbot.indexing.embed import HashEmbedder
+from docbot.indexing.generations import Generations
 from docbot.indexing.index import Index
 from tests.faults.conftest import PAGES, Cli
 from tests.faults.hostile import Hostile
 
 
-def snapshot(tmp_path: Path) -> tuple[str, bytes]:
-    """The map's bytes (timestamp aside) and the section texts' bytes."""
+def snapshot(tmp_path: Path) -> tuple[str, bytes, int | None]:
+    """The published map's bytes (timestamp aside), the newest crawl's section texts and the generation in use."""
     amap = AnchorMap.load(tmp_path / "maps" / "w.json")
     amap.crawled_at = ""
-    return amap.dumps(), (tmp_path / "data" / "sites" / "w" / "sections.jsonl").read_bytes()
+    generations = Generations(tmp_path / "data", "w")
+    latest = generations.latest()
+    assert latest is not None
+    return amap.dumps(), latest.sections_file.read_bytes(), generations.pointer()[0]
 
 
 def chunk_count(tmp_path: Path) -> int:

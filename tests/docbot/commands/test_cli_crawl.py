@@ -10,6 +10,7 @@ import pytest
 
 from crawlers.model import AnchorMap
 from docbot.cli import main
+from docbot.indexing.generations import Generations
 from tests.conftest import serve_directory
 
 
@@ -47,7 +48,8 @@ def test_crawl_json_writes_map_and_reports(tmp_path: Path, capsys: pytest.Captur
         assert summary["pages_added"] == [base + "guide/index.html", base + "index.html"]
         amap = AnchorMap.load(tmp_path / "maps" / "tiny.json")
         assert amap.has_anchor(base + "guide/#install")
-        assert (tmp_path / "data" / "sites" / "tiny" / "sections.jsonl").is_file()
+        assert summary["generation"] == 1 and Path(summary["texts"]).is_file()
+        assert Generations(tmp_path / "data", "tiny").staged() is not None  # served once `docbot index` ran
 
         code, out, _ = run(tmp_path, capsys, base, "--site", "tiny", "--exclude", "private/*")
         assert code == 0 and "pages:    2" in out and "2 not modified" in out

@@ -39,11 +39,12 @@ def test_index_json_then_noop(crawled: list[str], capsys: pytest.CaptureFixture[
     assert main([*crawled, "index", "--json"]) == 0
     first = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert first[0]["site"] == "demo" and first[0]["chunks"] == 5 and first[0]["embedded"] == 5
-    assert set(first[0]) == {"site", "chunks", "embedded", "deleted", "seconds"}
-    assert main([*crawled, "index", "--site", "demo"]) == 0
-    assert "demo: 5 chunks, 0 embedded, 0 deleted" in capsys.readouterr().out
+    assert set(first[0]) == {"site", "generation", "chunks", "embedded", "reused", "deleted", "seconds"}
+    assert main([*crawled, "index", "--site", "demo"]) == 0  # nothing new crawled: the generation in use stays
+    assert "demo: generation 1, 5 chunks, 0 embedded, 5 reused, 0 deleted" in capsys.readouterr().out
     assert main([*crawled, "index", "--site", "demo", "--rebuild", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["embedded"] == 5
+    rebuilt = json.loads(capsys.readouterr().out)
+    assert (rebuilt["generation"], rebuilt["embedded"]) == (2, 5)
 
 
 def test_missing_anchor_map_names_crawl(crawled: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

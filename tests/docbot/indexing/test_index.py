@@ -12,6 +12,7 @@ from chromadb.config import Settings as ChromaSettings
 from crawlers.model import AnchorMap, Page, SectionText
 from docbot.indexing.embed import HashEmbedder
 from docbot.errors import EmbeddingMismatch, IndexMissing
+from docbot.indexing.generations import Generations
 from docbot.indexing.index import Index
 from docbot.text.words import tokenize
 
@@ -41,6 +42,13 @@ def site_fixture(extra_page: bool = True, cookie_text: str = "Only send the sess
     return sections, AnchorMap("demo", BASE, pages=pages)
 
 
+def current_manifest(data_dir: Path) -> bytes:
+    """The chunk manifest of the site's current generation."""
+    current = Generations(data_dir, "demo").current()
+    assert current is not None
+    return current.chunks_file.read_bytes()
+
+
 def client(tmp_path: Path) -> chromadb.ClientAPI:
     return chromadb.PersistentClient(path=str(tmp_path / "chroma"), settings=ChromaSettings(anonymized_telemetry=False))
 
@@ -51,7 +59,7 @@ def test_round_trip_dense_and_lexical(tmp_path: Path) -> None:
     sections, amap = site_fixture()
     stats = index.build("demo", sections, amap)
     assert stats.to_json()["chunks"] == 5 and stats.embedded == 5 and stats.deleted == 0
-    assert set(stats.to_json()) == {"site", "chunks", "embedded", "deleted", "seconds"}
+    assert set(stats.to_json()) == {"site", "generation", "chunks", "embedded", "reused", "deleted", "seconds"}
     assert index.sites() == ["demo"]
 
     top, score = index.dense("SESSION_COOKIE_SECURE cookie HTTPS", k=3)[0]
@@ -91,7 +99,7 @@ def test_incremental_reindex(tmp_path: Path) -> None:
     index.build("demo", sections, amap)
 
     unchanged = index.build("demo", sections, amap)
-    assert (unchanged.embedded, unchanged.deleted) == (0, 0)
+    assert (unchanged.embedded, unchanged.reused, unchanged.deleted) == (0, 5, 0)
 
     edited, amap2 = site_fixture(cookie_text="Send the cookie only over HTTPS connections.")
     calls = embedder.calls
@@ -101,11 +109,13 @@ def test_incremental_reindex(tmp_path: Path) -> None:
 
     fewer, amap3 = site_fixture(extra_page=False, cookie_text="Send the cookie only over HTTPS connections.")
     removed = index.build("demo", fewer, amap3)
-    assert (removed.chunks, removed.embedded, removed.deleted) == (4, 0, 1)
+    assert (removed.chunks, removed.embedded, removed.reused, removed.deleted) == (4, 0, 4, 1)
     assert all("tutorial" not in c.url for c, _ in index.dense("templates", k=10))
     assert index.lexical("render_template") == []
-    col = client(tmp_path).get_collection("docbot_demo")
-    assert col.count() == 4
+    # Each generation has its collection; the current one and the one before it are kept (a reader may be on it).
+    assert client(tmp_path).get_collection(f"docbot_demo_g{removed.generation}").count() == 4
+    names = sorted(str(getattr(c, "name", c)) for c in client(tmp_path).list_collections())
+    assert names == [f"docbot_demo_g{stats.generation}", f"docbot_demo_g{removed.generation}"]
 
 
 def test_interrupted_run_keeps_previous_manifest(tmp_path: Path) -> None:
@@ -115,11 +125,12 @@ def test_interrupted_run_keeps_previous_manifest(tmp_path: Path) -> None:
 
     sections, amap = site_fixture()
     Index.open(tmp_path, HashEmbedder(), client=client(tmp_path)).build("demo", sections, amap)
-    before = (tmp_path / "index" / "demo.json").read_bytes()
+    before = current_manifest(tmp_path)
     edited, amap2 = site_fixture(cookie_text="changed text")
     with pytest.raises(KeyboardInterrupt):
         Index.open(tmp_path, Boom(), client=client(tmp_path)).build("demo", edited, amap2)
-    assert (tmp_path / "index" / "demo.json").read_bytes() == before
+    assert current_manifest(tmp_path) == before
+    assert len(client(tmp_path).list_collections()) == 1  # the failed generation's collection is gone
     index = Index.open(tmp_path, HashEmbedder(), client=client(tmp_path))
     assert index.lexical("SESSION_COOKIE_SECURE")[0][0].anchor == "SESSION_COOKIE_SECURE"
     assert index.build("demo", edited, amap2).embedded == 1
@@ -135,7 +146,7 @@ def test_model_mismatch_says_rebuild(tmp_path: Path) -> None:
         other.build("demo", sections, amap)
     stats = other.build("demo", sections, amap, rebuild=True)
     assert stats.embedded == 5
-    assert json.loads((tmp_path / "index" / "demo.json").read_text())["embedding_model"] == "model-b"
+    assert json.loads(current_manifest(tmp_path))["embedding_model"] == "model-b"
     assert other.dense("cookie HTTPS", k=1)
 
 
@@ -191,7 +202,7 @@ def test_progress_and_collection_records_model(tmp_path: Path) -> None:
     sections, amap = site_fixture()
     index.build("demo", sections, amap, progress=lambda done, total: seen.append((done, total)))
     assert seen[0] == (0, 5) and seen[-1] == (5, 5)
-    col = client(tmp_path).get_collection("docbot_demo")
+    col = client(tmp_path).get_collection("docbot_demo_g1")
     assert col.metadata["embedding_model"] == "model-x" and col.metadata["dim"] == 512
     held = col.get(include=["metadatas"])
     assert {m["deep_url"] for m in held["metadatas"]} == {c.deep_url for c in index.chunks("demo")}
@@ -208,14 +219,14 @@ def test_batches_are_stored_while_the_next_is_embedded_and_a_failed_write_commit
     index = Index.open(tmp_path, HashEmbedder(), client=client(tmp_path))
     index.build("demo", sections, amap, progress=lambda done, total: seen.append((done, total)))
     assert seen == [(0, 5), (2, 5), (4, 5), (5, 5)]
-    assert client(tmp_path).get_collection("docbot_demo").count() == 5
-    before = (tmp_path / "index" / "demo.json").read_bytes()
+    assert client(tmp_path).get_collection("docbot_demo_g1").count() == 5
+    before = current_manifest(tmp_path)
 
     failing = client(tmp_path)
-    real_get = failing.get_or_create_collection
+    real_create = failing.create_collection
 
     def collection_whose_writes_fail(*args: object, **kwargs: object) -> object:
-        col = real_get(*args, **kwargs)
+        col = real_create(*args, **kwargs)
 
         def upsert(**_: object) -> None:
             raise OSError(28, "No space left on device")
@@ -223,11 +234,12 @@ def test_batches_are_stored_while_the_next_is_embedded_and_a_failed_write_commit
         col.upsert = upsert  # type: ignore[method-assign]
         return col
 
-    monkeypatch.setattr(failing, "get_or_create_collection", collection_whose_writes_fail)
+    monkeypatch.setattr(failing, "create_collection", collection_whose_writes_fail)
     edited, amap2 = site_fixture(cookie_text="changed text")
     with pytest.raises(OSError, match="No space left"):
         Index.open(tmp_path, HashEmbedder(), client=failing).build("demo", edited, amap2)
-    assert (tmp_path / "index" / "demo.json").read_bytes() == before
+    assert current_manifest(tmp_path) == before
+    assert sorted(p.name for p in (tmp_path / "sites" / "demo" / "generations").iterdir()) == ["1"]  # nothing staged
     assert Index.open(tmp_path, HashEmbedder(), client=client(tmp_path)).build("demo", edited, amap2).embedded == 1
 
 

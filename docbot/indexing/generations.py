@@ -1,0 +1,231 @@
+"""A site's data as generations: its map, section texts, chunks and BM25, which readers see whole or not at all.
+
+Under ``<data-dir>/sites/<site>/``:
+
+- ``generations/<n>/``: one generation, written once and never changed: ``map.json`` (the anchor map) and
+  ``sections.jsonl`` (section texts) from a crawl, then ``bm25/`` and ``chunks.json`` (the chunk manifest,
+  naming the Chroma collection that holds the generation's vectors) from indexing. Each file is written
+  before the one that marks its step done: texts before the map, BM25 before the manifest.
+- ``CURRENT``: which generation readers use, and which one was current before it (readers that have not
+  asked since may still be on it). Replaced atomically when an indexed generation is committed: that is the
+  one moment readers move, and they move on their next question, without restart.
+- ``lock``: held by the one process writing the site (``crawl``, ``index``, ``refresh``); a second writer is
+  refused with a message naming the first.
+
+A crawl stages a new generation; indexing completes and commits it. Committing retires every generation but
+the new current one, the one before it and a newer staged one, so disk use stays at about two generations.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from crawlers.model import AnchorMap, SectionText, check_site_name, read_section_texts, write_atomic
+from docbot.errors import SiteBusy, WriteFailed
+
+SITES = "sites"
+GENERATIONS = "generations"
+CURRENT = "CURRENT"
+LOCK = "lock"
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """One generation of a site's data on disk."""
+
+    site: str
+    number: int
+    path: Path
+
+    @property
+    def map_file(self) -> Path:
+        return self.path / "map.json"
+
+    @property
+    def sections_file(self) -> Path:
+        return self.path / "sections.jsonl"
+
+    @property
+    def chunks_file(self) -> Path:
+        return self.path / "chunks.json"
+
+    @property
+    def bm25_dir(self) -> Path:
+        return self.path / "bm25"
+
+    @property
+    def crawled(self) -> bool:
+        """Its map is written (the crawl's last step)."""
+        return self.map_file.is_file()
+
+    @property
+    def indexed(self) -> bool:
+        """Its chunk manifest is written (indexing's last step)."""
+        return self.chunks_file.is_file()
+
+    def load_map(self) -> AnchorMap:
+        return AnchorMap.load(self.map_file)
+
+    def load_texts(self) -> list[SectionText]:
+        return read_section_texts(self.sections_file, self.site)
+
+
+def site_root(data_dir: Path, site: str) -> Path:
+    return Path(data_dir) / SITES / check_site_name(site)
+
+
+def served_sites(data_dir: Path) -> list[str]:
+    """Sites with a committed generation, sorted."""
+    root = Path(data_dir) / SITES
+    try:
+        return sorted(d.name for d in root.iterdir() if (d / CURRENT).is_file())
+    except FileNotFoundError:
+        return []
+
+
+class Generations:
+    """One site's generations: what readers may read, and the lock writers take."""
+
+    def __init__(self, data_dir: Path, site: str) -> None:
+        self.site = site
+        self.root = site_root(data_dir, site)
+
+    def _generation(self, number: int) -> Generation:
+        return Generation(self.site, number, self.root / GENERATIONS / str(number))
+
+    def pointer(self) -> tuple[int | None, int | None]:
+        """(current, previous) generation numbers; (None, None) before the first commit."""
+        try:
+            data = json.loads((self.root / CURRENT).read_text(encoding="utf-8"))
+            return int(data["current"]), (int(data["previous"]) if data.get("previous") is not None else None)
+        except (FileNotFoundError, ValueError, KeyError, TypeError):
+            return None, None
+
+    def current(self) -> Generation | None:
+        number = self.pointer()[0]
+        return self._generation(number) if number is not None else None
+
+    def numbers(self) -> list[int]:
+        try:
+            return sorted(int(d.name) for d in (self.root / GENERATIONS).iterdir() if d.name.isdigit())
+        except FileNotFoundError:
+            return []
+
+    def latest(self) -> Generation | None:
+        """The newest crawled generation, staged or committed: what the next crawl starts from."""
+        for number in reversed(self.numbers()):
+            generation = self._generation(number)
+            if generation.crawled:
+                return generation
+        return None
+
+    def staged(self) -> Generation | None:
+        """The newest crawled generation newer than the current one (waiting to be indexed), if any."""
+        latest, current = self.latest(), self.pointer()[0]
+        return latest if latest is not None and (current is None or latest.number > current) else None
+
+    @contextmanager
+    def writing(self, command: str) -> Iterator[GenerationWriter]:
+        """Hold the site's writer lock for ``command``; raises :class:`SiteBusy` when another process holds it."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.root / LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise WriteFailed(f"Cannot write site {self.site!r} in {self.root} ({exc.strerror or exc}) — check that path "
+                              "and its permissions (the data dir: `--data-dir`, DOCBOT_DATA_DIR)") from None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip() or "another process"
+                raise SiteBusy(f"Site {self.site!r} is being written by {holder} — wait for it to finish "
+                               "(writers of one site take turns), then run this again") from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"`docbot {command}` (pid {os.getpid()}, since {time.strftime('%H:%M:%S')})".encode(), 0)
+            yield GenerationWriter(self)
+        finally:
+            os.close(fd)  # releases the lock
+
+
+class GenerationWriter:
+    """What the holder of a site's lock may do: stage, commit, discard and retire generations."""
+
+    def __init__(self, generations: Generations) -> None:
+        self.generations = generations
+
+    def stage(self) -> Generation:
+        """A new, empty generation directory numbered after every existing one."""
+        g = self.generations
+        number = max([*g.numbers(), g.pointer()[0] or 0], default=0) + 1
+        generation = g._generation(number)
+        try:
+            generation.path.mkdir(parents=True)
+        except OSError as exc:
+            raise WriteFailed(f"Cannot create {generation.path} ({exc.strerror or exc})") from None
+        return generation
+
+    def stage_copy(self, source: Generation) -> Generation:
+        """A new generation holding ``source``'s map and section texts (linked, not copied, where possible)."""
+        staged = self.stage()
+        for name in (source.sections_file.name, source.map_file.name):  # the map last: it marks the crawl done
+            link_or_copy(source.path / name, staged.path / name)
+        return staged
+
+    def commit(self, generation: Generation) -> None:
+        """Make ``generation`` (crawled and indexed) the one readers use."""
+        if not (generation.crawled and generation.indexed):
+            raise WriteFailed(f"Generation {generation.number} of {generation.site!r} is not complete; not committed")
+        sync_tree(generation.path)
+        previous = self.generations.pointer()[0]
+        write_atomic(self.generations.root / CURRENT, json.dumps({"current": generation.number, "previous": previous}))
+
+    def discard(self, generation: Generation) -> None:
+        shutil.rmtree(generation.path, ignore_errors=True)
+
+    def retire(self) -> list[Generation]:
+        """Delete every generation but the current one, the one before it and a newer staged one; returns the kept
+        ones (whose vectors must stay)."""
+        g = self.generations
+        current, previous = g.pointer()
+        staged = g.staged()
+        keep = {n for n in (current, previous, staged.number if staged else None) if n is not None}
+        for number in g.numbers():
+            if number not in keep:
+                shutil.rmtree(g._generation(number).path, ignore_errors=True)
+        return [g._generation(n) for n in sorted(keep) if g._generation(n).path.is_dir()]
+
+
+def link_or_copy(source: Path, target: Path) -> None:
+    """``target`` with ``source``'s bytes: a hard link when the filesystem allows it (generations share unchanged
+    files), else a copy."""
+    try:
+        os.link(source, target)
+    except OSError as exc:
+        if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
+            raise
+        shutil.copy2(source, target)
+
+
+def sync_tree(path: Path) -> None:
+    """fsync every file and directory under ``path``, so a commit after it never points at unwritten data."""
+    for dirpath, _, files in os.walk(path):
+        for name in files:
+            fd = os.open(os.path.join(dirpath, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        fd = os.open(dirpath, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

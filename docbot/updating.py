@@ -1,0 +1,156 @@
+"""Writing a site: crawl it into a new generation, index that generation, commit it. One writer at a time.
+
+Every step runs under the site's lock (:meth:`~docbot.indexing.generations.Generations.writing`). A crawl starts
+from the newest crawled generation (its map and texts make the crawl incremental), stages a new one (section
+texts, then the map) and publishes the map to ``anchor_maps/`` (the diffable record of the last crawl, which the
+scheduled refresh commits). Indexing completes the newest staged generation and commits it; only then do
+readers move to it. Any failure discards what was staged, names the file and the reason, and leaves the
+generation readers use as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from crawlers.crawl import CrawlConfig, CrawlResult, check_loss, crawl
+from crawlers.errors import AnchorMapError
+from crawlers.model import AnchorMap, SectionText, map_path, sections_path, write_section_texts
+from docbot.config import Settings
+from docbot.errors import SiteNotFound, WriteFailed
+from docbot.indexing.generations import Generation, GenerationWriter, link_or_copy
+from docbot.indexing.index import Index, IndexStats, Manifest, Progress
+
+log = logging.getLogger(__name__)
+
+
+def previous_crawl(settings: Settings, writer: GenerationWriter) -> tuple[AnchorMap | None, list[SectionText],
+                                                                            Generation | None]:
+    """What a crawl starts from: the newest crawled generation's map and texts; else the published map alone
+    (a data dir new to an existing map: every page is fetched in full); else nothing (a first crawl)."""
+    site = writer.generations.site
+    latest = writer.generations.latest()
+    if latest is not None:
+        try:
+            return latest.load_map(), latest.load_texts(), latest
+        except AnchorMapError as exc:
+            log.warning("generation %s of %s is unreadable (%s); crawling from the published map", latest.number,
+                        site, exc)
+    published = map_path(settings.anchor_maps, site)
+    if published.is_file():
+        return AnchorMap.load(published), [], None
+    return None, [], None
+
+
+def crawl_site(settings: Settings, config: CrawlConfig, writer: GenerationWriter, *, force: bool = False,
+               client: Any = None, progress: Callable[[int, int], None] | None = None) -> tuple[CrawlResult, Generation]:
+    """Crawl ``config``'s site into a new staged generation and publish its map (the loss guard may refuse it)."""
+    previous, previous_texts, source = previous_crawl(settings, writer)
+    result = asyncio.run(crawl(config, previous, previous_texts, client=client, progress=progress))
+    published = map_path(settings.anchor_maps, config.site)
+    check_loss(config, previous, result, published, force)
+    staged = writer.stage()
+    try:
+        if source is not None and result.texts == previous_texts:  # an unchanged site shares its texts file
+            _write(staged.sections_file, lambda: link_or_copy(source.sections_file, staged.sections_file))
+        else:
+            _write(staged.sections_file, lambda: write_section_texts(staged.sections_file, result.texts))
+        _write(staged.map_file, lambda: result.map.save(staged.map_file))
+        _write(published, lambda: result.map.save(published))
+    except BaseException:
+        writer.discard(staged)
+        raise
+    return result, staged
+
+
+def index_site(settings: Settings, index: Index, writer: GenerationWriter, *, rebuild: bool = False,
+               progress: Progress | None = None) -> IndexStats:
+    """Index the site's newest staged generation and commit it; with nothing staged, re-index the current one only
+    for ``rebuild`` (else report it as it is)."""
+    generations = writer.generations
+    site = generations.site
+    current, staged, legacy = generations.current(), generations.staged(), None
+    crawled = staged is not None  # a crawl waiting for its index stays staged if indexing fails
+    if staged is None and current is None:
+        staged, legacy = _adopt_legacy(settings, writer)
+    elif staged is None and current is not None:
+        manifest = Manifest.read(current)
+        if manifest is not None and not rebuild:
+            index.check_model(site, manifest.model)
+            return IndexStats(site, len(manifest.chunks), 0, 0, 0.0, current.number, len(manifest.chunks))
+        staged = writer.stage_copy(current)
+    assert staged is not None
+    try:
+        stats = _write(staged.chunks_file,
+                       lambda: index.index_generation(staged, current, progress, rebuild=rebuild, old=legacy))
+        _write(generations.root / "CURRENT", lambda: writer.commit(staged))
+    except BaseException:
+        if crawled:
+            _discard_index_parts(staged)
+        else:
+            writer.discard(staged)
+        raise
+    retire(index, writer)
+    if legacy is not None:
+        _remove_legacy(settings, site)
+    return stats
+
+
+def retire(index: Index, writer: GenerationWriter) -> None:
+    """After a commit: delete the generations no reader needs any more, and their vectors (a failure here only
+    leaves them for the next commit)."""
+    try:
+        index.prune(writer.generations.site, writer.retire())
+    except Exception as exc:  # noqa: BLE001 - the commit stands; cleaning up is retried next time
+        log.warning("could not delete old generations of %s (%s); the next commit tries again",
+                    writer.generations.site, exc)
+
+
+def _adopt_legacy(settings: Settings, writer: GenerationWriter) -> tuple[Generation, Manifest | None]:
+    """A data dir written before generations (``index/<site>.json``, ``sites/<site>/sections.jsonl`` and the
+    published map) becomes the site's first generation; its vectors are copied, not embedded again."""
+    site = writer.generations.site
+    texts_file, published = sections_path(settings.data_dir, site), map_path(settings.anchor_maps, site)
+    if not published.is_file() or not texts_file.is_file():
+        raise SiteNotFound(f"Site {site!r} has not been crawled into {settings.data_dir}/ — "
+                           f"run `docbot crawl URL --site {site}` first")
+    staged = writer.stage()
+    link_or_copy(texts_file, staged.sections_file)
+    AnchorMap.load(published).save(staged.map_file)
+    return staged, Manifest.legacy(settings.data_dir, site)
+
+
+def _remove_legacy(settings: Settings, site: str) -> None:
+    """The files of the layout before generations, once their data lives in a generation."""
+    data_dir = Path(settings.data_dir)
+    (data_dir / "index" / f"{site}.json").unlink(missing_ok=True)
+    sections_path(data_dir, site).unlink(missing_ok=True)
+    shutil.rmtree(data_dir / "bm25" / site, ignore_errors=True)
+
+
+def _discard_index_parts(generation: Generation) -> None:
+    shutil.rmtree(generation.bm25_dir, ignore_errors=True)
+    generation.chunks_file.unlink(missing_ok=True)
+
+
+def _write(path: Path, step: Callable[[], Any]) -> Any:
+    """Run a step that writes ``path``; a full disk, a read-only file system or a failing store becomes one
+    :class:`WriteFailed` naming the file and the reason (nothing of the step is committed)."""
+    try:
+        return step()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.ENOSPC:
+            reason = "no space left on the device"
+        raise WriteFailed(f"Could not write {path} ({reason}); nothing was committed — the generation in use is "
+                          "unchanged. Free space or fix permissions, then run the command again") from None
+    except Exception as exc:
+        if type(exc).__module__.startswith("chromadb"):  # the vector store's own errors: "database or disk is full"
+            raise WriteFailed(f"Could not write the vectors for {path.parent} ({exc}); nothing was committed — the "
+                              "generation in use is unchanged. Free space, then run the command again") from None
+        raise
