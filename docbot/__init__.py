@@ -9,8 +9,9 @@ The house, in the order a question flows through it (a room imports only itself,
 - ``indexing/``: chunks, embeddings, Chroma and BM25 per site.
 - ``retrieval/``: explicit references, hybrid search, the opt-in re-ranker.
 - ``answering/``: the gate and confidence, clarifying questions, compression, the answerers.
-- ``pipeline``, ``updating``, ``refresh``, ``reference_log``: the flow of one question, writing a site's next
-  generation (crawl, index, commit), the scheduled refresh, the log of every link sent.
+- ``pipeline``, ``reading``, ``updating``, ``refresh``, ``reference_log``: the flow of one question, what it reads
+  (one generation of each site), writing a site's next generation (crawl, index, commit), the scheduled refresh,
+  the log of every link sent.
 - ``report/``, ``slack/``: the reference-accuracy report and the Slack bot.
 - ``commands/``, ``cli``: the ``docbot`` command.
 

@@ -11,7 +11,6 @@ what to do next.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -35,10 +34,11 @@ from docbot.config import Settings
 from docbot.errors import DocbotError, GenerationError
 from docbot.indexing.chunk import embedding_text
 from docbot.indexing.embed import cosines_to
+from docbot.reading import View, Views, section_text
 from docbot.references.validator import ReferenceValidator, Source, Validated
 from docbot.retrieval.hybrid import Hit, Retrieval, Retriever, SearchIndex
 from docbot.retrieval.rerank import RERANK_CHARS, Reranker, reranker_from_settings
-from docbot.retrieval.resolve import Resolver, Target, explicit_site
+from docbot.retrieval.resolve import Target, explicit_site
 
 log = logging.getLogger(__name__)
 
@@ -47,26 +47,14 @@ SNIPPET_CHARS = 240
 BEST_EFFORT_SOURCES = 1  # sources of the answer given beside a clarifying question
 
 
+def _error(question: str, started: float, message: str) -> Answer:
+    return Answer(question=question, status="error", answer=message, error=message,
+                  timings_ms={"total": (time.perf_counter() - started) * 1000})
+
+
 def _snippet(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
-
-
-@dataclass(frozen=True, slots=True)
-class _View:
-    """What one question reads: one generation of each site's index and map, and the parts built over them."""
-
-    index: SearchIndex
-    maps: Mapping[str, AnchorMap]
-    validator: ReferenceValidator
-    retriever: Retriever
-    resolver: Resolver
-    stats: SiteStats
-    key: tuple[tuple[str, int], ...] = ()  # (site, generation) of a live index's view; () for a fixed one
-
-    @property
-    def generations(self) -> dict[str, int]:
-        return dict(self.key)
 
 
 @dataclass(slots=True)
@@ -75,7 +63,7 @@ class _Asked:
 
     question: str
     started: float
-    view: _View
+    view: View
     timings: dict[str, float] = field(default_factory=dict)
     query: str = ""
     sites: list[str] = field(default_factory=list)
@@ -140,31 +128,10 @@ class Pipeline:
         self.reranker = reranker  # a stronger model's second opinion on the order of the sections found (opt-in)
         self.gate = gate or GateModel.load()
         self.calibrator = calibrator or calibration.load()
-        self._maps = dict(maps)
-        self._template = validator
-        self._live = getattr(index, "view", None)
-        self._view_lock = threading.Lock()
-        self._view: _View = self._make_view(index, self._maps, validator) if self._live is None else self._current_view()
+        self.views = Views(index, maps, validator, k)
 
-    def _make_view(self, index: SearchIndex, maps: Mapping[str, AnchorMap], validator: ReferenceValidator | None = None,
-                   key: tuple[tuple[str, int], ...] = ()) -> _View:
-        if validator is None:
-            validator = ReferenceValidator(maps, allow_hosts=self._template.allow_hosts, texts=self._template.texts)
-        retriever = Retriever(index)
-        if validator.texts is None:  # the index holds every section's text: it settles ties in fragment repair
-            validator.texts = lambda site, deep_url: _section_text(retriever, site, deep_url)
-        return _View(index, maps, validator, retriever, Resolver(maps, validator), SiteStats(retriever, maps, self.k), key)
-
-    def _current_view(self) -> _View:
-        """The view of the generations current now: the same object until any site's generation changes."""
-        if self._live is None:
-            return self._view
-        live = self._live()
-        with self._view_lock:
-            view = getattr(self, "_view", None)
-            if view is None or view.key != live.key:
-                view = self._view = self._make_view(live, {**self._maps, **live.maps()}, key=live.key)
-            return view
+    def _current_view(self) -> View:
+        return self.views.current()
 
     # What the current view holds, for callers outside a question (scripts, the report, tests).
     @property
@@ -206,16 +173,16 @@ class Pipeline:
         started = time.perf_counter()
         text, problem = clean_question(question)
         if problem:
-            return self._error(_Asked(question if isinstance(question, str) else "", started, self._view), problem)
+            return _error(question if isinstance(question, str) else "", started, problem)
         try:
             return self._ask(_Asked(text, started, self._current_view()), site, context, k or self.k)
         except DocbotError as exc:
-            return self._error(_Asked(text, started, self._view), str(exc))
+            return _error(text, started, str(exc))
 
     def _ask(self, q: _Asked, site: str | None, context: Sequence[Turn], k: int) -> Answer:
         problem = self._choose_sites(q, site)
         if problem:
-            return self._error(q, problem)
+            return _error(q.question, q.started, problem)
         with q.timed("resolve"):
             q.targets = q.view.resolver.resolve(q.question, q.sites)
         with q.timed("retrieve"):
@@ -353,13 +320,9 @@ class Pipeline:
             generations=q.view.generations,
         )
 
-    def _error(self, q: _Asked, message: str) -> Answer:
-        return Answer(question=q.question, status="error", answer=message, error=message,
-                      timings_ms={"total": (time.perf_counter() - q.started) * 1000})
-
     # -- what the steps use ------------------------------------------------
     @staticmethod
-    def _target_hit(view: _View, target: Target) -> Hit:
+    def _target_hit(view: View, target: Target) -> Hit:
         found = view.retriever.section(target.site, target.deep_url, origin="explicit")
         if found is not None:
             return found
@@ -367,7 +330,7 @@ class Pipeline:
                    target.source_type, "", origin="explicit")
 
     @staticmethod
-    def _boost_keys(view: _View, urls: Sequence[str], sites: Sequence[str]) -> list[str]:
+    def _boost_keys(view: View, urls: Sequence[str], sites: Sequence[str]) -> list[str]:
         """Deep URLs cited earlier, as chunk deep URLs of the indexed sites."""
         keys: list[str] = []
         for url in urls:
@@ -387,7 +350,7 @@ class Pipeline:
         return [hits[i] for i in order]
 
     @staticmethod
-    def _clarification(view: _View, ambiguity: Clarification) -> dict[str, Any] | None:
+    def _clarification(view: View, ambiguity: Clarification) -> dict[str, Any] | None:
         """The clarifying question with the validator's URL for each option; None when fewer than two survive."""
         options: list[tuple[str, str, str]] = []
         for option in ambiguity.options:
@@ -397,7 +360,7 @@ class Pipeline:
         return clarification_json(ambiguity.question, options) if len(options) > 1 else None
 
     @staticmethod
-    def _similarity(view: _View, question: str) -> Similarity | None:
+    def _similarity(view: View, question: str) -> Similarity | None:
         """Cosines of texts to ``question`` by the index's embedding model (what compression weighs besides words);
         None when the index has no model of its own."""
         embedder = getattr(view.index, "embedder", None)
@@ -423,13 +386,5 @@ class Pipeline:
 
     def section_text(self, site: str, deep_url: str) -> str | None:
         """The indexed text of one section (``None`` when the site or section is not indexed)."""
-        return _section_text(self._current_view().retriever, site, deep_url)
+        return section_text(self._current_view().retriever, site, deep_url)
 
-
-def _section_text(retriever: Retriever, site: str, deep_url: str) -> str | None:
-    try:
-        hit = retriever.section(site, deep_url)
-    except Exception as exc:  # noqa: BLE001 - a tie-break is optional; without it the fragment is dropped
-        log.warning("could not read section text of %s (%s)", deep_url, exc)
-        return None
-    return hit.text if hit is not None else None

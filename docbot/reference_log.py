@@ -89,6 +89,7 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
         timings_ms={str(k): float(v) for k, v in data.get("timings_ms", {}).items()},
         error=data.get("error"),
         clarification=data.get("clarification") if isinstance(data.get("clarification"), dict) else None,
+        generations={str(k): int(v) for k, v in (data.get("generations") or {}).items()},
     )
 
 

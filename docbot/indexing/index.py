@@ -14,7 +14,6 @@ private copy of the vector store (Chroma writes when it opens one).
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import os
 import re
@@ -30,12 +29,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from crawlers.errors import AnchorMapError
-from crawlers.model import AnchorMap, SectionText, write_atomic, write_section_texts
+from crawlers.model import AnchorMap, SectionText, write_section_texts
 from docbot.errors import EmbeddingMismatch, IndexMissing
 from docbot.indexing.bm25 import Lexical, chunk_set_hash
 from docbot.indexing.chunk import Chunk, chunk_sections
 from docbot.indexing.embed import Embedder, batched
 from docbot.indexing.generations import Generation, Generations, link_or_copy, served_sites
+from docbot.indexing.manifest import Manifest, collection_name
 from docbot.indexing.view import IndexView, Loaded
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,6 @@ log = logging.getLogger(__name__)
 QUERY_VECTORS = 64  # recent questions whose embeddings are kept
 EMBED_BATCH = 256  # texts per embedding call (the model sorts and sub-batches them)
 UPSERT_BATCH = 1000  # under Chroma's maximum batch size
-MANIFEST_VERSION = 2
 
 Progress = Callable[[int, int], None]  # (chunks embedded so far, chunks to embed)
 
@@ -63,49 +62,6 @@ class IndexStats:
     def to_json(self) -> dict[str, Any]:
         return {"site": self.site, "generation": self.generation, "chunks": self.chunks, "embedded": self.embedded,
                 "reused": self.reused, "deleted": self.deleted, "seconds": round(self.seconds, 3)}
-
-
-@dataclass(frozen=True, slots=True)
-class Manifest:
-    """A generation's chunk manifest: its model, its collection and every chunk."""
-
-    site: str
-    model: str
-    dim: int
-    collection: str
-    chunks: tuple[Chunk, ...]
-
-    @classmethod
-    def legacy(cls, data_dir: Path, site: str) -> Manifest | None:
-        """The manifest a data dir kept before generations (``index/<site>.json``), if it has one."""
-        try:
-            data = json.loads((Path(data_dir) / "index" / f"{site}.json").read_text(encoding="utf-8"))
-        except (FileNotFoundError, ValueError):
-            return None
-        return cls(site, data["embedding_model"], int(data["dim"]), data.get("collection") or f"docbot_{site}",
-                   tuple(Chunk.from_json(c) for c in data["chunks"]))
-
-    @classmethod
-    def read(cls, generation: Generation) -> Manifest | None:
-        try:
-            data = json.loads(generation.chunks_file.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        return cls(generation.site, data["embedding_model"], int(data["dim"]), data["collection"],
-                   tuple(Chunk.from_json(c) for c in data["chunks"]))
-
-    def write(self, generation: Generation) -> None:
-        write_atomic(generation.chunks_file, json.dumps({
-            "format_version": MANIFEST_VERSION, "site": self.site, "generation": generation.number,
-            "embedding_model": self.model, "dim": self.dim, "collection": self.collection,
-            "chunks": [c.to_json() for c in self.chunks],
-        }, ensure_ascii=False))
-
-
-def collection_name(site: str, generation: int) -> str:
-    """Chroma collection of one generation: ``docbot_<site>_g<n>`` (a site name is already in Chroma's alphabet,
-    [A-Za-z0-9._-] without '..', and the name ends in a digit as Chroma requires)."""
-    return f"docbot_{site}_g{generation}"
 
 
 def make_client(data_dir: Path, chroma_url: str | None = None) -> Any:

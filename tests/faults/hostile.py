@@ -2,8 +2,8 @@
 
 Modes: ``ok`` (ETag/304 like a real server), ``all500``, ``half500`` and ``half404`` (every
 odd page), ``maintenance`` (200 with a "Down for maintenance" page everywhere), ``drip``
-(one byte every ``drip_s`` seconds), ``redirect_loop`` (odd pages bounce between two URLs)
-and ``huge`` (odd pages send ``huge_bytes``). ``extra`` pages (injection pages) are served as is.
+(one byte every ``drip_s`` seconds), ``redirect_loop`` (odd pages bounce between two URLs),
+``huge`` (odd pages send ``huge_bytes``) and ``slow`` (every page after ``delay_s`` seconds, then as ``ok``). ``extra`` pages (injection pages) are served as is.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-MODES = ("ok", "all500", "half500", "half404", "maintenance", "drip", "redirect_loop", "huge")
+MODES = ("ok", "all500", "half500", "half404", "maintenance", "drip", "redirect_loop", "huge", "slow")
 MAINTENANCE = ("<!doctype html><html><head><title>Down for maintenance</title></head><body>"
                "<h1>Down for maintenance</h1><p>We will be back soon.</p></body></html>")
 
@@ -49,6 +49,7 @@ class Hostile:
     pages: dict[str, str]
     mode: str = "ok"
     drip_s: float = 0.5
+    delay_s: float = 1.0
     huge_bytes: int = 6_000_000
     hits: Counter[str] = field(default_factory=Counter)
     conditional: Counter[str] = field(default_factory=Counter)  # requests that carried If-None-Match
@@ -100,6 +101,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return self._drip(html)
         if mode == "huge" and odd:
             return self._huge(html)
+        if mode == "slow":
+            time.sleep(s.delay_s)
         body = s.pages[path].encode("utf-8")
         etag = '"' + hashlib.sha1(body).hexdigest()[:16] + '"'
         if self.headers.get("If-None-Match") == etag:

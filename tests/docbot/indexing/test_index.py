@@ -251,3 +251,35 @@ def test_document_frequencies_come_from_the_bm25_index_and_match_counting(tmp_pa
     index.build("demo", sections, amap)
     assert index.doc_freq("demo") == count_doc_freq(index.chunks("demo"))
     assert index.doc_freq("demo")[1] == len(index.chunks("demo"))
+
+
+def test_a_data_dir_from_before_generations_is_adopted_without_embedding_again(tmp_path: Path) -> None:
+    """The layout before generations (index/<site>.json, bm25/<site>/, sites/<site>/sections.jsonl, one collection
+    per site keyed by chunk id) becomes generation 1 on the next `docbot index`; its vectors are copied."""
+    from crawlers.model import save_section_texts
+    from docbot.config import Settings
+    from docbot.indexing.chunk import chunk_sections
+    from docbot.updating import index_site
+
+    sections, amap = site_fixture()
+    chunks = chunk_sections(sections, amap)
+    embedder = HashEmbedder()
+    legacy = client(tmp_path).create_collection("docbot_demo", configuration={"hnsw": {"space": "cosine"}},
+                                                embedding_function=None)
+    legacy.upsert(ids=[c.id for c in chunks], embeddings=embedder.embed_documents([c.embed_text for c in chunks]))
+    (tmp_path / "index").mkdir()
+    (tmp_path / "index" / "demo.json").write_text(json.dumps({
+        "format_version": 1, "site": "demo", "embedding_model": embedder.name, "dim": embedder.dim,
+        "collection": "docbot_demo", "chunks": [c.to_json() for c in chunks]}), encoding="utf-8")
+    save_section_texts(tmp_path, "demo", sections)
+    amap.save(tmp_path / "maps" / "demo.json")
+
+    counting = HashEmbedder()
+    index = Index.open(tmp_path, counting, client=client(tmp_path))
+    with Generations(tmp_path, "demo").writing("index") as writer:
+        stats = index_site(Settings(data_dir=tmp_path, anchor_maps=tmp_path / "maps"), index, writer)
+    assert (stats.generation, stats.reused, stats.embedded) == (1, 5, 0) and counting.calls == 0
+    assert index.dense("SESSION_COOKIE_SECURE cookie HTTPS", k=1)[0][0].anchor == "SESSION_COOKIE_SECURE"
+    assert not (tmp_path / "index" / "demo.json").exists() and not (tmp_path / "sites" / "demo" / "sections.jsonl").exists()
+    names = [str(getattr(c, "name", c)) for c in client(tmp_path).list_collections()]
+    assert names == ["docbot_demo_g1"]  # the old collection went once nothing named it
