@@ -10,9 +10,11 @@ map; they live in the data directory (see :class:`SectionText`).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
-import tempfile
+import secrets
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -21,6 +23,8 @@ import orjson
 
 from crawlers.errors import AnchorMapError, BadSiteName
 from crawlers.urls import normalize, split_fragment
+
+log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
 SITE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a file name under anchor_maps/, never a path
@@ -313,9 +317,13 @@ def _dumps(data: Any, indent: bool = False) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and ``os.replace``."""
+    """Write ``text`` to ``path`` through a temporary file and ``os.replace``.
+
+    The file keeps the mode it had, and a new one gets the umask's, as ``open(path, "w")`` would do
+    (``mkstemp`` would make every file private).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _new_temp(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -328,6 +336,21 @@ def write_atomic(path: Path, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _new_temp(path: Path) -> tuple[int, Path]:
+    """An exclusive new temp file beside ``path``, with ``path``'s mode when it exists (else the umask's)."""
+    while True:
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        except FileExistsError:
+            continue
+        try:
+            os.fchmod(fd, stat.S_IMODE(path.stat().st_mode))
+        except FileNotFoundError:
+            pass
+        return fd, tmp
 
 
 def check_site_name(site: str) -> str:
@@ -365,5 +388,35 @@ def save_section_texts(data_dir: str | os.PathLike[str], site: str, texts: Itera
 
 def load_maps(anchor_maps_dir: str | os.PathLike[str]) -> dict[str, AnchorMap]:
     """site -> AnchorMap for every map in the directory (empty when it does not exist)."""
+    return {site: AnchorMap.load(map_path(anchor_maps_dir, site)) for site in map_sites(anchor_maps_dir)}
+
+
+_SNIFF_BYTES = 512  # save() writes format_version first: a map names it in its first line
+_skipped: set[Path] = set()  # files already warned about (site_names() and load_maps() may both look)
+
+
+def map_sites(anchor_maps_dir: str | os.PathLike[str]) -> list[str]:
+    """The sites with a map in the directory, sorted. A file that is not a site's map is skipped with a warning:
+    one whose name is no site name (``notes copy.json``), or without ``format_version`` at its start
+    (``README.json``). A map cut short still names it: loading it then says the map is corrupt."""
     d = Path(anchor_maps_dir)
-    return {p.stem: AnchorMap.load(p) for p in sorted(d.glob("*.json"))} if d.is_dir() else {}
+    sites = []
+    for path in sorted(d.glob("*.json")) if d.is_dir() else ():
+        why = _not_a_map(path)
+        if why is None:
+            sites.append(path.stem)
+        elif path not in _skipped:
+            _skipped.add(path)
+            log.warning("%s is not an anchor map (%s); skipped", path, why)
+    return sites
+
+
+def _not_a_map(path: Path) -> str | None:
+    if not SITE_NAME.fullmatch(path.stem) or ".." in path.stem:
+        return "its name is no site name: letters, digits, '.', '_' and '-'"
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+    except IsADirectoryError:
+        return "a folder"
+    return None if b'"format_version"' in head else "no format_version"

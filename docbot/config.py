@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from crawlers.model import map_sites
 from docbot.errors import ConfigError, SiteNotFound
 
 DEFAULT_DATA_DIR = ".docbot"
@@ -62,10 +63,7 @@ class Settings:
 
     def site_names(self) -> list[str]:
         """Sites known from the config file or from anchor maps on disk, sorted."""
-        names = {s.name for s in self.sites}
-        if self.anchor_maps.is_dir():
-            names.update(p.stem for p in self.anchor_maps.glob("*.json"))
-        return sorted(names)
+        return sorted({s.name for s in self.sites} | set(map_sites(self.anchor_maps)))
 
 
 def _site_from_toml(entry: dict[str, Any], path: Path) -> SiteConfig:

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from crawlers.model import AnchorMap, load_section_texts, map_path
+from crawlers.model import AnchorMap, load_section_texts, map_path, map_sites
 from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.errors import SiteNotFound
@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def _sites(args: argparse.Namespace, settings: Settings) -> list[str]:
     if args.site:
         return list(args.site)
-    names = sorted(p.stem for p in settings.anchor_maps.glob("*.json")) if settings.anchor_maps.is_dir() else []
+    names = map_sites(settings.anchor_maps)
     if not names:
         raise SiteNotFound(
             f"No anchor maps in {settings.anchor_maps}/ — run `docbot crawl URL --site NAME` first"
