@@ -137,7 +137,7 @@ class Pipeline:
             if path.is_file():  # configured but never crawled: asking about it says so
                 maps[site] = AnchorMap.load(path)  # a corrupt map is an error, never silently "not covered"
         validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts)
-        kwargs.setdefault("reranker", reranker_from_settings(settings.raw))
+        kwargs.setdefault("reranker", reranker_from_settings(settings))
         return cls(index, maps, validator, generator if generator is not None else generator_from_env(), **kwargs)
 
     # -- the pipeline ----------------------------------------------------

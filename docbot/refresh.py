@@ -95,7 +95,8 @@ def crawl_config_for(settings: Settings, site: str) -> Any:
             limits = (("max_pages", cfg.max_pages), ("concurrency", cfg.concurrency), ("max_time", cfg.max_time))
             extra: dict[str, Any] = {k: v for k, v in limits if v is not None}
             return CrawlConfig(site=site, start_url=cfg.url, include=cfg.include, exclude=cfg.exclude,
-                               source_types=cfg.source_types, **extra)
+                               source_types=cfg.source_types, allow_origins=cfg.allow_origins,
+                               auth=cfg.credentials(), **extra)
     path = map_path(settings.anchor_maps, site)
     if not path.is_file():
         raise SiteNotFound(f"Site {site!r} has no [[sites]] entry and no anchor map in {settings.anchor_maps} — "

@@ -108,9 +108,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.batch is not None and args.batch != "-" and not Path(args.batch).is_file():
         print(f"docbot ask: batch file {args.batch} does not exist", file=sys.stderr)
         return 2
-    if getattr(args, "chroma_url", None):
-        settings = Settings(settings.data_dir, settings.anchor_maps, settings.sites, settings.allow_hosts,
-                            args.chroma_url, settings.raw)
     try:
         pipeline = Pipeline.from_settings(settings)
     except ConfigError:
