@@ -146,7 +146,7 @@ class Pipeline:
         started = time.perf_counter()
         text, problem = clean_question(question)
         if problem:
-            return self._error(_Asked(question if isinstance(question, str) else "", started), problem)
+            return self._error(_Asked(text, started), problem)  # echoed cleaned, as accepted questions are
         try:
             return self._ask(_Asked(text, started), site, context, k or self.k)
         except DocbotError as exc:

@@ -175,3 +175,21 @@ def test_an_llm_answer_cannot_mention_anyone_or_link_anywhere_unchecked(tmp_path
         assert "evil.example" not in posted and "[7]" not in posted
         assert "Answer written by an LLM" in posted  # the generator's text was used, not the fallback
         assert "[1]" in posted and "<http://docs.test/guide.html#uploading-files|" in posted
+
+
+@pytest.mark.parametrize("where", ["slash", "mention"])
+def test_a_question_rejected_as_binary_is_echoed_cleaned(tmp_path: Path, slack: FakeSlack, where: str) -> None:
+    # NUL, right-to-left override and controls by slash command; lone surrogates (JSON escapes, no pair) by an event
+    typed = "\x00\x00\u202e\x01\x02\x03 evil" if where == "slash" else "\udcff\ud800\u202e\x01\x02 evil"
+    for bot in start_bot(tmp_path, slack, SlackSettings()):
+        if where == "slash":
+            bot.post(command_body(typed, slack.response_url("bin")))
+            (call,) = slack.wait_for(lambda c: c.path == "/response/bin")
+        else:
+            event = {"type": "app_mention", "user": "U0001", "text": f"<@{BOT_USER}> {typed}", "ts": "500.1",
+                     "channel": "C0001"}
+            bot.post(event_body(event, "EvBinary"), JSON)
+            (call,) = slack.wait_for(lambda c: c.method == "chat.postMessage")
+        posted = [s for key in ("text", "blocks") for s in _strings(call.body.get(key))]
+        assert any("*Q:* evil" in s for s in posted), posted
+        assert not [s for s in posted if any(c in s for c in ("\x00", "\u202e", "\ud800", "\udcff", "\x01"))]
