@@ -10,9 +10,7 @@ map; they live in the data directory (see :class:`SectionText`).
 from __future__ import annotations
 
 import json
-import logging
 import os
-import re
 import secrets
 import stat
 from dataclasses import dataclass, field
@@ -21,13 +19,11 @@ from typing import Any, Iterable
 
 import orjson
 
-from crawlers.errors import AnchorMapError, BadSiteName
+from crawlers.errors import AnchorMapError
+from crawlers.sitenames import SITE_NAME, check_site_name, map_sites  # noqa: F401 - the first two read from here too
 from crawlers.urls import normalize, split_fragment
 
-log = logging.getLogger(__name__)
-
 FORMAT_VERSION = 1
-SITE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a file name under anchor_maps/, never a path
 
 SOURCE_TYPES = (
     "API reference",
@@ -353,14 +349,6 @@ def _new_temp(path: Path) -> tuple[int, Path]:
         return fd, tmp
 
 
-def check_site_name(site: str) -> str:
-    """``site`` when it is a plain name; raises :class:`BadSiteName` for anything that could be a path."""
-    if not SITE_NAME.fullmatch(site) or ".." in site:
-        raise BadSiteName(f"Site name {site!r} is not allowed: use letters, digits, '.', '_' and '-' "
-                          "(up to 64, starting with a letter or digit), e.g. --site flask")
-    return site
-
-
 def map_path(anchor_maps_dir: str | os.PathLike[str], site: str) -> Path:
     return Path(anchor_maps_dir) / f"{check_site_name(site)}.json"
 
@@ -389,34 +377,3 @@ def save_section_texts(data_dir: str | os.PathLike[str], site: str, texts: Itera
 def load_maps(anchor_maps_dir: str | os.PathLike[str]) -> dict[str, AnchorMap]:
     """site -> AnchorMap for every map in the directory (empty when it does not exist)."""
     return {site: AnchorMap.load(map_path(anchor_maps_dir, site)) for site in map_sites(anchor_maps_dir)}
-
-
-_SNIFF_BYTES = 512  # save() writes format_version first: a map names it in its first line
-_skipped: set[Path] = set()  # files already warned about (site_names() and load_maps() may both look)
-
-
-def map_sites(anchor_maps_dir: str | os.PathLike[str]) -> list[str]:
-    """The sites with a map in the directory, sorted. A file that is not a site's map is skipped with a warning:
-    one whose name is no site name (``notes copy.json``), or without ``format_version`` at its start
-    (``README.json``). A map cut short still names it: loading it then says the map is corrupt."""
-    d = Path(anchor_maps_dir)
-    sites = []
-    for path in sorted(d.glob("*.json")) if d.is_dir() else ():
-        why = _not_a_map(path)
-        if why is None:
-            sites.append(path.stem)
-        elif path not in _skipped:
-            _skipped.add(path)
-            log.warning("%s is not an anchor map (%s); skipped", path, why)
-    return sites
-
-
-def _not_a_map(path: Path) -> str | None:
-    if not SITE_NAME.fullmatch(path.stem) or ".." in path.stem:
-        return "its name is no site name: letters, digits, '.', '_' and '-'"
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(_SNIFF_BYTES)
-    except IsADirectoryError:
-        return "a folder"
-    return None if b'"format_version"' in head else "no format_version"

@@ -25,7 +25,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from crawlers.model import map_sites
+from crawlers.sitenames import map_sites
 from docbot.config_schema import ConfigFile, SiteTable, parse_config
 from docbot.errors import InvalidConfig, SiteNotFound
 

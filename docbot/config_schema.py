@@ -16,7 +16,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from crawlers.errors import BadSiteName
-from crawlers.model import SOURCE_TYPES, check_site_name
+from crawlers.model import SOURCE_TYPES
+from crawlers.sitenames import check_site_name
 from crawlers.urls import normalize, origin, strip_userinfo
 
 log = logging.getLogger(__name__)

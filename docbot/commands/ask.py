@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from crawlers.errors import BadSiteName
-from crawlers.model import check_site_name
+from crawlers.sitenames import check_site_name
 from docbot.answer import Answer
 from docbot.answering.question import clean_question
 from docbot.commands.args import site_name

@@ -8,7 +8,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from crawlers.model import AnchorMap, load_section_texts, map_path, map_sites
+from crawlers.model import AnchorMap, load_section_texts, map_path
+from crawlers.sitenames import map_sites
 from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.errors import SiteNotFound

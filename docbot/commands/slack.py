@@ -128,7 +128,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     summary = {"mode": mode, "command": opts["command"], "sites": indexed, "bot_user_id": bot_user,
                "public": opts["public"]}
     if mode == "http":
-        server = make_http_server(app, opts["host"], opts["port"])
+        server = make_http_server(app, opts["host"], opts["port"], signing_secret=secret)
         summary["url"] = f"http://{opts['host']}:{server.server_port}{EVENTS_PATH}"
 
     def stop(signum: int, frame: Any) -> None:

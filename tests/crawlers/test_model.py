@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from crawlers.errors import AnchorMapError
-from crawlers.model import AnchorMap, Page, Rename, Section, load_maps, map_sites, write_atomic
+from crawlers.model import AnchorMap, Page, Rename, Section, write_atomic
 
 
 def _map() -> AnchorMap:
@@ -51,18 +51,6 @@ def test_missing_or_foreign_map_says_what_to_do(tmp_path: Path) -> None:
     (tmp_path / "old.json").write_text(json.dumps({"format_version": 99}))
     with pytest.raises(AnchorMapError, match="re-run"):
         AnchorMap.load(tmp_path / "old.json")
-
-
-def test_files_that_are_not_a_sites_map_are_skipped_with_a_warning(tmp_path: Path,
-                                                                   caplog: pytest.LogCaptureFixture) -> None:
-    _map().save(tmp_path / "demo.json")
-    (tmp_path / "notes copy.json").write_text("{}")  # not a site name
-    (tmp_path / "README.json").write_text('{"about": "our maps"}')  # a site name, but no map
-    (tmp_path / "cut.json").write_text(_map().dumps()[:80])  # a map cut short is still a map
-    assert map_sites(tmp_path) == ["cut", "demo"]
-    assert "notes copy.json is not an anchor map" in caplog.text and "README.json" in caplog.text
-    (tmp_path / "cut.json").unlink()
-    assert list(load_maps(tmp_path)) == ["demo"]
 
 
 def test_a_rewritten_file_keeps_its_mode_and_a_new_one_follows_the_umask(tmp_path: Path) -> None:
