@@ -24,6 +24,7 @@ from crawlers.crawl_types import CrawlConfig, CrawlResult
 from crawlers.errors import AnchorMapError
 from crawlers.fetch import Fetcher
 from crawlers.model import AnchorMap, SectionText, load_section_texts, map_path, save_section_texts
+from crawlers.urls import origin
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,8 @@ async def crawl(
     crawled_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     started = time.monotonic()
     fetcher = Fetcher(client=client, user_agent=config.user_agent, timeout=config.timeout, deadline=config.deadline,
-                      max_bytes=config.max_bytes, retries=config.retries, backoff=config.backoff)
+                      max_bytes=config.max_bytes, retries=config.retries, backoff=config.backoff, auth=config.auth,
+                      auth_origin=origin(config.start_url) if config.auth else None)
     state = CrawlState(config, previous, previous_texts, fetcher, progress)
     try:
         async with fetcher:

@@ -29,7 +29,7 @@ from crawlers.pages import ParsePool, aggregate_pages, build_page, dir_alias
 from crawlers.robots import fetch_robots
 from crawlers.sitemap import discover
 from crawlers.sourcetype import classify, is_navigation
-from crawlers.urls import normalize, scope_prefix
+from crawlers.urls import normalize, origin, scope_prefix
 
 # The loop logs under the name its messages had before it got a module of its own: the CLI prints that name
 # ("WARNING crawlers.crawl: … keeping its last-known-good entry"), so moving code does not change the output.
@@ -73,6 +73,7 @@ class CrawlState:
         self.stats = Counter[str]()
         self.done = 0
         self.parser = ParsePool(config.parse_processes)
+        self.origins = site_origins(config.start_url, config.allow_origins)
         self.crawl_delay = 0.0
         self._delay_lock = asyncio.Lock()
         self._last_request = 0.0
@@ -127,7 +128,8 @@ class CrawlState:
         prev = self.previous.page(url) if self.previous else None
         etag, modified = self.conditional(prev)
         await self._polite()
-        result = await self.fetcher.get(url, etag=etag, last_modified=modified, follow=None if start else self.frontier.in_scope)
+        result = await self.fetcher.get(url, etag=etag, last_modified=modified,
+                                        follow=self.may_fetch if start else self.frontier.in_scope)
         self.stats["requests"] += 1
         try:
             final = normalize(result.final_url)
@@ -211,6 +213,13 @@ class CrawlState:
                     self.progress(self.done, len(self.frontier.seen))
                 self.queue.task_done()
 
+    def may_fetch(self, url: str) -> bool:
+        """Whether robots.txt, a sitemap or the start URL's redirect may be fetched from ``url``'s origin."""
+        try:
+            return origin(url) in self.origins
+        except ValueError:
+            return False
+
     def down(self) -> bool:
         """True once ``outage_after`` pages failed and none was fetched or found unchanged."""
         reached = self.stats["fetched"] + self.stats["not_modified"]
@@ -222,7 +231,7 @@ class CrawlState:
             start = normalize(self.config.start_url)
         except ValueError as exc:
             raise StartURLError(f"{self.config.start_url!r} is not a start URL ({exc}); use an http(s) URL") from None
-        robots = await fetch_robots(self.fetcher, start)
+        robots = await fetch_robots(self.fetcher, start, follow=self.may_fetch)
         if not robots.reachable:
             raise StartURLError(f"Cannot reach {self.config.start_url} — check the URL and that the site is up")
         if not robots.allowed(start):
@@ -235,6 +244,9 @@ class CrawlState:
         self.frontier.mark(start)
         outcome = await self.visit(start, start=True)
         self.done += 1
+        if outcome == f.OFFSITE_REDIRECT:
+            raise StartURLError(f"Start URL {self.config.start_url} redirects to another origin — crawl the URL it "
+                                "redirects to, or list that origin in the site's allow_origins")
         if outcome not in ("ok", "not_modified") and start not in self.pages and (
             self.previous is None or self.previous.page(start) is None or outcome == f.CONNECT_ERR
         ):
@@ -247,7 +259,8 @@ class CrawlState:
             origin = "/".join(start.split("/", 3)[:3]) + "/"
             bases = (self.frontier.prefix, origin)
             candidates = [*robots.sitemaps, *(base + name for base in bases for name in SITEMAPS)]
-            for url in await discover(self.fetcher, candidates):
+            for url in await discover(self.fetcher, candidates, self.may_fetch,
+                                      lambda url: self.error("offsite_sitemap", url)):
                 self.admit(url)
         workers = [asyncio.create_task(self.worker()) for _ in range(max(1, self.config.concurrency))]
         try:
@@ -299,6 +312,14 @@ class CrawlState:
         stats = CrawlStats(**{k: self.stats[k] for k in ("requests", "fetched", "not_modified", "failed",
                                                          "skipped", "bytes")})
         return CrawlResult(new_map, texts, report, stats)
+
+
+def site_origins(start_url: str, allowed: Sequence[str]) -> frozenset[str]:
+    """Where a crawl may send requests other than for pages: the start URL's origin, the same host over https
+    (a site that moves to TLS) and the configured ``allow_origins``."""
+    home = origin(start_url)
+    upgrade = {"https://" + home[len("http://"):]} if home.startswith("http://") and home.count(":") == 1 else set()
+    return frozenset({home, *upgrade, *allowed})
 
 
 def _http(url: str) -> bool:

@@ -9,12 +9,16 @@ entry points that run it (:mod:`crawlers.crawl`).
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, field
 
 from crawlers import fetch as f
 from crawlers.diff import ChangeReport
 from crawlers.frontier import MAX_PAGES, MAX_QUERY_VARIANTS, MAX_URL_LENGTH
 from crawlers.model import AnchorMap, SectionText
+from crawlers.urls import origin, strip_userinfo
+
+log = logging.getLogger("crawlers.crawl")
 
 CONCURRENCY = 8  # requests in flight; a crawl stays on one host (its scope is one origin)
 LOSS_THRESHOLD = 0.2
@@ -46,6 +50,20 @@ class CrawlConfig:
     max_url_length: int = MAX_URL_LENGTH
     sitemaps: bool = True
     parse_processes: int | None = None  # None: one per CPU (up to 4) once the crawl is big; 0 or 1: inline
+    # Origins besides the start URL's that robots.txt, sitemaps and the start URL's redirect may lead to.
+    # Pages are crawled under the start URL's directory only, whatever this allows.
+    allow_origins: tuple[str, ...] = ()
+    # Basic credentials (user, password), sent to the start URL's origin only; never in a repr, a map or a report.
+    auth: tuple[str, str] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        bare = strip_userinfo(self.start_url)
+        if bare != self.start_url:  # never sent, never stored: the URL ends up in the map, reports and logs
+            log.warning("the start URL of %s carries credentials; they are neither sent nor stored. Give the site "
+                        "auth = { username = \"…\", password_env = \"NAME\" } in docbot.toml and export NAME",
+                        self.site)
+            object.__setattr__(self, "start_url", bare)
+        object.__setattr__(self, "allow_origins", tuple(origin(o) for o in self.allow_origins))
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ Errors are values (``error`` kind), never exceptions.
 from __future__ import annotations
 
 import asyncio
+import base64
 import dataclasses
 import email.utils
 import logging
@@ -21,6 +22,8 @@ from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
 import httpx
+
+from crawlers.urls import origin, strip_userinfo
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +121,8 @@ class Fetcher:
     backoff: float = BACKOFF
     max_retry_after: float = MAX_RETRY_AFTER
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    auth: tuple[str, str] | None = field(default=None, repr=False)  # Basic credentials (user, password)
+    auth_origin: str | None = None  # the one origin they are sent to
     _owned: bool = False
 
     async def __aenter__(self) -> Fetcher:
@@ -169,7 +174,7 @@ class Fetcher:
         if last_modified:
             headers["If-Modified-Since"] = last_modified
         chain: list[str] = []
-        current = url
+        url = current = strip_userinfo(url)  # credentials come from ``auth`` alone, never from a URL
         attempts = 0
         while True:
             result, location, used = await self._get_with_retries(
@@ -179,7 +184,7 @@ class Fetcher:
             if location is None:
                 return _with_attempts(result, attempts)
             chain.append(current)
-            nxt = urljoin(current, location).partition("#")[0]
+            nxt = strip_userinfo(urljoin(current, location).partition("#")[0])
             if nxt in chain or nxt == current:
                 log.warning("redirect loop at %s (via %s)", url, " -> ".join(chain))
                 return FetchResult(url, nxt, result.status, tuple(chain), error=REDIRECT_LOOP, attempts=attempts)
@@ -212,6 +217,9 @@ class Fetcher:
         self, url: str, current: str, headers: dict[str, str], html_only: bool, chain: tuple[str, ...]
     ) -> tuple[FetchResult, str | None, float | None]:
         assert self.client is not None, "use Fetcher as an async context manager"
+        if self.auth is not None and _origin(current) == self.auth_origin:
+            token = base64.b64encode(f"{self.auth[0]}:{self.auth[1]}".encode()).decode("ascii")
+            headers = {**headers, "Authorization": f"Basic {token}"}
         try:
             async with self.client.stream(
                 "GET", current, headers=headers, follow_redirects=False, timeout=self.timeout
@@ -270,6 +278,13 @@ async def _drain(resp: httpx.Response) -> None:
             await resp.aread()
         except httpx.HTTPError:  # the status is what counts; the connection is simply not reused
             log.debug("could not read the body of %s (%s)", resp.url, resp.status_code)
+
+
+def _origin(url: str) -> str | None:
+    try:
+        return origin(url)
+    except ValueError:
+        return None
 
 
 def _status_error(status: int) -> str | None:

@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import tempfile
+import secrets
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 import orjson
 
-from crawlers.errors import AnchorMapError, BadSiteName
+from crawlers.errors import AnchorMapError
+from crawlers.sitenames import SITE_NAME, check_site_name, map_sites  # noqa: F401 - the first two read from here too
 from crawlers.urls import normalize, split_fragment
 
 FORMAT_VERSION = 1
-SITE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a file name under anchor_maps/, never a path
 
 SOURCE_TYPES = (
     "API reference",
@@ -313,9 +313,13 @@ def _dumps(data: Any, indent: bool = False) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and ``os.replace``."""
+    """Write ``text`` to ``path`` through a temporary file and ``os.replace``.
+
+    The file keeps the mode it had, and a new one gets the umask's, as ``open(path, "w")`` would do
+    (``mkstemp`` would make every file private).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _new_temp(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -330,12 +334,19 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def check_site_name(site: str) -> str:
-    """``site`` when it is a plain name; raises :class:`BadSiteName` for anything that could be a path."""
-    if not SITE_NAME.fullmatch(site) or ".." in site:
-        raise BadSiteName(f"Site name {site!r} is not allowed: use letters, digits, '.', '_' and '-' "
-                          "(up to 64, starting with a letter or digit), e.g. --site flask")
-    return site
+def _new_temp(path: Path) -> tuple[int, Path]:
+    """An exclusive new temp file beside ``path``, with ``path``'s mode when it exists (else the umask's)."""
+    while True:
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        except FileExistsError:
+            continue
+        try:
+            os.fchmod(fd, stat.S_IMODE(path.stat().st_mode))
+        except FileNotFoundError:
+            pass
+        return fd, tmp
 
 
 def map_path(anchor_maps_dir: str | os.PathLike[str], site: str) -> Path:
@@ -374,5 +385,4 @@ def write_section_texts(path: str | os.PathLike[str], texts: Iterable[SectionTex
 
 def load_maps(anchor_maps_dir: str | os.PathLike[str]) -> dict[str, AnchorMap]:
     """site -> AnchorMap for every map in the directory (empty when it does not exist)."""
-    d = Path(anchor_maps_dir)
-    return {p.stem: AnchorMap.load(p) for p in sorted(d.glob("*.json"))} if d.is_dir() else {}
+    return {site: AnchorMap.load(map_path(anchor_maps_dir, site)) for site in map_sites(anchor_maps_dir)}

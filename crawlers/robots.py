@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
@@ -47,10 +48,11 @@ def parse_robots(text: str, user_agent: str) -> Robots:
     )
 
 
-async def fetch_robots(fetcher: Fetcher, start_url: str) -> Robots:
-    """Fetch and parse the origin's robots.txt; a missing or broken file allows everything."""
+async def fetch_robots(fetcher: Fetcher, start_url: str, follow: Callable[[str], bool] | None = None) -> Robots:
+    """Fetch and parse the origin's robots.txt (redirects only where ``follow`` allows); a missing or broken file
+    allows everything."""
     agent = fetcher.user_agent.split("/", 1)[0]
-    result = await fetcher.get(robots_url(start_url), html_only=False, retries=1)
+    result = await fetcher.get(robots_url(start_url), html_only=False, retries=1, follow=follow)
     if result.error in (CONNECT_ERR, TIMEOUT_ERR):
         return Robots(None, agent, reachable=False)
     if result.status in (401, 403):

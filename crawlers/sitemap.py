@@ -5,11 +5,13 @@ from __future__ import annotations
 import gzip
 import logging
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from lxml import etree
 
 from crawlers.fetch import Fetcher
+from crawlers.urls import strip_userinfo
 
 log = logging.getLogger(__name__)
 
@@ -68,17 +70,26 @@ def parse_sitemap(data: bytes) -> Sitemap:
     return Sitemap(tuple(urls), tuple(children))
 
 
-async def discover(fetcher: Fetcher, candidates: list[str]) -> list[str]:
-    """Page URLs from the sitemaps at ``candidates`` and the indexes they name (bounded)."""
+async def discover(fetcher: Fetcher, candidates: list[str], allowed: Callable[[str], bool] = lambda url: True,
+                   refused: Callable[[str], None] = lambda url: None) -> list[str]:
+    """Page URLs from the sitemaps at ``candidates`` and the indexes they name (bounded).
+
+    A sitemap is fetched (and followed through redirects) only where ``allowed`` says; the others go to ``refused``:
+    robots.txt and sitemap indexes may name any host.
+    """
     queue = list(dict.fromkeys(candidates))
     seen: set[str] = set()
     found: list[str] = []
     while queue and len(seen) < MAX_SITEMAPS:
-        url = queue.pop(0)
+        url = strip_userinfo(queue.pop(0))
         if url in seen:
             continue
         seen.add(url)
-        result = await fetcher.get(url, html_only=False)
+        if not allowed(url):
+            log.info("sitemap %s is outside the crawl's origins; not fetched", url)
+            refused(url)
+            continue
+        result = await fetcher.get(url, html_only=False, follow=allowed)
         if not result.ok:
             continue
         sm = parse_sitemap(result.body)

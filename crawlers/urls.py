@@ -1,8 +1,9 @@
 """Pure URL functions shared by the crawler and every checker downstream.
 
 ``normalize`` is the one notion of "the same page" in docbot: scheme and host
-lower-cased, default ports dropped, percent-encoding made canonical, fragment
-and tracking parameters removed, and ``dir/`` spelled ``dir/index.html``.
+lower-cased, default ports and credentials dropped, percent-encoding made canonical,
+dot segments (encoded ones too) resolved, fragment and tracking parameters removed,
+and ``dir/`` spelled ``dir/index.html``. It is idempotent.
 """
 
 from __future__ import annotations
@@ -53,15 +54,16 @@ def normalize(url: str) -> str:
     netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
     if ":" in host and not host.startswith("["):
         netloc = f"[{host}]" + ("" if port in (None, _DEFAULT_PORTS[scheme]) else f":{port}")
-    path = parts.path or "/"
-    # Resolve dot segments while keeping a trailing slash.
+    # Decode first, then resolve dot segments (keeping a trailing slash): "%2e%2e" is ".." to every server, and a
+    # form that still held one after this would leave its directory when normalised again.
+    path = unquote(parts.path or "/")
     trailing = path.endswith("/")
     path = posixpath.normpath(path)
     if path == ".":
         path = "/"
     if trailing and not path.endswith("/"):
         path += "/"
-    path = quote(unquote(path), safe=_PATH_SAFE)
+    path = quote(path, safe=_PATH_SAFE)
     if path.endswith("/"):
         path += INDEX_FILE
     query = ""
@@ -83,6 +85,19 @@ def page_variants(url: str) -> list[str]:
     if canonical.endswith("/" + INDEX_FILE):
         variants.append(canonical[: -len(INDEX_FILE)])
     return variants
+
+
+def origin(url: str) -> str:
+    """``scheme://host[:port]`` of ``url`` in normal form (no default port, no credentials)."""
+    return "/".join(normalize(url).split("/", 3)[:3])
+
+
+def strip_userinfo(url: str) -> str:
+    """``url`` without ``user:password@``: httpx would send those as Basic credentials to whatever host it names."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
 def scope_prefix(start_url: str) -> str:

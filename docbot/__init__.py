@@ -3,7 +3,8 @@
 The house, in the order a question flows through it (a room imports only itself, rooms above it in this list,
 ``crawlers`` and libraries; ``tests/test_layers.py`` holds the rule):
 
-- ``errors``, ``answer``, ``config``: the foundation (the error hierarchy, what an answer is, the settings).
+- ``errors``, ``answer``, ``config``, ``config_schema``: the foundation (the error hierarchy, what an answer is, the
+  settings and the schema docbot.toml is validated against).
 - ``text/``: words as every part compares them (tokenizer, stems, synonyms).
 - ``references/``: the ReferenceValidator, fragment and page repair, grouping by type.
 - ``indexing/``: chunks, embeddings, Chroma and BM25 per site.

@@ -2,8 +2,8 @@
 
 Each subcommand lives in ``docbot/commands/<name>.py`` and exposes
 ``register(subparsers)`` (adds its parser, sets ``func``) and a
-``run(args, settings) -> int``. Usage errors exit 2; other failures print one
-line that says what to do next and exit 1 (never a traceback; ``-vv`` logs it).
+``run(args, settings) -> int``. Usage errors (an invalid docbot.toml among them) exit 2; other failures print
+one line that says what to do next and exit 1 (never a traceback; ``-vv`` logs it).
 SIGTERM unwinds like Ctrl-C, so parse workers are shut down and nothing half-written replaces a file.
 """
 
@@ -72,8 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return int(args.func(args, settings) or 0)
     except (DocbotError, CrawlerError) as exc:
-        print(f"docbot: {exc}", file=sys.stderr)
-        return 1
+        for line in str(exc).splitlines() or [""]:  # an invalid docbot.toml: one line per problem
+            print(f"docbot: {line}", file=sys.stderr)
+        return getattr(exc, "exit_code", 1)
     except OSError as exc:  # an unwritable data dir, a full disk, a port in use
         logging.getLogger(__name__).debug("failed", exc_info=True)
         hint = f": {exc.filename} — check that path and its permissions" if exc.filename else ""

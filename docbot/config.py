@@ -1,6 +1,8 @@
 """Settings: command-line options, environment variables and an optional docbot.toml.
 
-Precedence: command line > environment > docbot.toml > defaults.
+Precedence: command line > environment > docbot.toml > defaults. docbot.toml is validated on load against
+:mod:`docbot.config_schema` (unknown keys and wrong types are refused, one line per error, exit 2); paths
+in it are relative to the file's directory.
 
 ```toml
 [[sites]]
@@ -9,6 +11,7 @@ url = "http://127.0.0.1:8001/"
 include = []                     # globs on the path under the start URL
 exclude = ["_modules/*"]
 source_types = { "api*" = "API reference", "tutorial/*" = "Tutorials" }
+auth = { username = "docbot", password_env = "FLASK_DOCS_PASSWORD" }   # the password stays in the environment
 
 [validator]
 allow_hosts = ["github.com"]     # links to these hosts are kept unchecked
@@ -21,13 +24,22 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from docbot.errors import ConfigError, SiteNotFound
+from crawlers.sitenames import map_sites
+from docbot.config_schema import ConfigFile, SiteTable, parse_config
+from docbot.errors import InvalidConfig, SiteNotFound
 
 DEFAULT_DATA_DIR = ".docbot"
 DEFAULT_ANCHOR_MAPS = "anchor_maps"
 CONFIG_FILE = "docbot.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class SiteAuth:
+    """Basic credentials of a site: the user name, and the environment variable that holds the password."""
+
+    username: str
+    password_env: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +54,29 @@ class SiteConfig:
     max_pages: int | None = None
     concurrency: int | None = None
     max_time: float | None = None  # seconds for one whole crawl of the site
+    allow_origins: tuple[str, ...] = ()  # other origins robots.txt, sitemaps and the start URL may lead to
+    auth: SiteAuth | None = None
+
+    def credentials(self) -> tuple[str, str] | None:
+        """(user, password) for the crawler, the password read from the environment now; None without ``auth``."""
+        if self.auth is None:
+            return None
+        password = os.environ.get(self.auth.password_env)
+        if not password:
+            raise InvalidConfig(f"[[sites]] {self.name!r} auth.password_env names {self.auth.password_env}, which "
+                                f"is not set — export {self.auth.password_env} with the site's password")
+        return self.auth.username, password
+
+
+@dataclass(frozen=True, slots=True)
+class SlackConfig:
+    """docbot.toml's ``[slack]`` table; None where the file says nothing (the command line and defaults decide)."""
+
+    command: str | None = None
+    public: bool | None = None
+    site: str | None = None
+    port: int | None = None
+    host: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +86,9 @@ class Settings:
     sites: tuple[SiteConfig, ...] = ()
     allow_hosts: tuple[str, ...] = ()
     chroma_url: str | None = None
-    raw: dict[str, Any] = field(default_factory=dict)
+    embeddings: str | None = None  # docbot.toml's; env DOCBOT_EMBEDDINGS beats it where it is used
+    rerank_model: str | None = None  # docbot.toml's; env DOCBOT_RERANK_MODEL beats it where it is used
+    slack: SlackConfig = field(default_factory=SlackConfig)
 
     def site(self, name: str) -> SiteConfig:
         for site in self.sites:
@@ -61,44 +98,35 @@ class Settings:
         raise SiteNotFound(f"Site {name!r} is not in {CONFIG_FILE} (configured: {known})")
 
     def site_names(self) -> list[str]:
-        """Sites known from the config file or from anchor maps on disk, sorted."""
-        names = {s.name for s in self.sites}
-        if self.anchor_maps.is_dir():
-            names.update(p.stem for p in self.anchor_maps.glob("*.json"))
-        return sorted(names)
+        """Sites known from the config file or from anchor maps on disk, sorted (stray files skipped)."""
+        return sorted({s.name for s in self.sites} | set(map_sites(self.anchor_maps)))
 
 
-def _site_from_toml(entry: dict[str, Any], path: Path) -> SiteConfig:
-    try:
-        name = str(entry["name"])
-        url = str(entry["url"])
-    except KeyError as exc:
-        raise ConfigError(f"{path}: every [[sites]] entry needs {exc.args[0]!r}") from None
-    rules = entry.get("source_types", {})
-    if not isinstance(rules, dict):
-        raise ConfigError(f"{path}: sites.{name}.source_types must be a table of glob = \"type\"")
+def _site(table: SiteTable) -> SiteConfig:
     return SiteConfig(
-        name=name,
-        url=url,
-        include=tuple(entry.get("include", ())),
-        exclude=tuple(entry.get("exclude", ())),
-        source_types=tuple((str(k), str(v)) for k, v in rules.items()),
-        max_pages=_positive(entry, "max_pages", int, path),
-        concurrency=_positive(entry, "concurrency", int, path),
-        max_time=_positive(entry, "max_time", float, path),
+        name=table.name, url=table.url, include=tuple(table.include), exclude=tuple(table.exclude),
+        source_types=tuple(table.source_types.items()), max_pages=table.max_pages, concurrency=table.concurrency,
+        max_time=table.max_time, allow_origins=tuple(table.allow_origins),
+        auth=SiteAuth(table.auth.username, table.auth.password_env) if table.auth else None,
     )
 
 
-def _positive(entry: dict[str, Any], key: str, kind: type, path: Path) -> Any:
-    """``entry[key]`` when it is a number above 0 (ints for ``int``), None when absent."""
-    value = entry.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)) \
-            or not 0 < value < float("inf"):
-        raise ConfigError(f"{path}: sites.{entry.get('name', '?')}.{key} must be a {'whole ' if kind is int else ''}"
-                          f"number above 0, not {value!r}")
-    return kind(value)
+def read_config(path: Path, required: bool) -> ConfigFile:
+    """The validated docbot.toml at ``path`` (an empty one when it does not exist and is not ``required``)."""
+    if not path.is_file():
+        if required:
+            raise InvalidConfig(f"Config file {path} does not exist — pass an existing file to --config")
+        return ConfigFile()
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidConfig(f"{path} is not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidConfig(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    parsed, problems = parse_config(raw, path)
+    if parsed is None:
+        raise InvalidConfig("\n".join(problems))
+    return parsed
 
 
 def load_settings(
@@ -107,25 +135,24 @@ def load_settings(
     config_path: str | None = None,
     chroma_url: str | None = None,
 ) -> Settings:
-    """Build settings from options, environment and docbot.toml."""
+    """Build settings from options, environment and docbot.toml (paths in the file are relative to it)."""
     path = Path(config_path or os.environ.get("DOCBOT_CONFIG", CONFIG_FILE))
-    raw: dict[str, Any] = {}
-    if path.is_file():
-        try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path} is not valid TOML: {exc}") from None
-    elif config_path:
-        raise ConfigError(f"Config file {path} does not exist")
-    sites = tuple(_site_from_toml(e, path) for e in raw.get("sites", ()))
-    validator = raw.get("validator", {})
+    file = read_config(path, required=bool(config_path))
+    here = path.parent
+
+    def beside(value: str | None) -> str | None:
+        return None if value is None else str(here / Path(value).expanduser())
+
+    slack = file.slack
     return Settings(
-        data_dir=Path(data_dir or os.environ.get("DOCBOT_DATA_DIR") or raw.get("data_dir") or DEFAULT_DATA_DIR),
-        anchor_maps=Path(
-            anchor_maps or os.environ.get("DOCBOT_ANCHOR_MAPS") or raw.get("anchor_maps") or DEFAULT_ANCHOR_MAPS
-        ),
-        sites=sites,
-        allow_hosts=tuple(validator.get("allow_hosts", ())),
-        chroma_url=chroma_url or os.environ.get("CHROMA_URL") or raw.get("chroma_url"),
-        raw=raw,
+        data_dir=Path(data_dir or os.environ.get("DOCBOT_DATA_DIR") or beside(file.data_dir) or DEFAULT_DATA_DIR),
+        anchor_maps=Path(anchor_maps or os.environ.get("DOCBOT_ANCHOR_MAPS") or beside(file.anchor_maps)
+                         or DEFAULT_ANCHOR_MAPS),
+        sites=tuple(_site(t) for t in file.sites),
+        allow_hosts=tuple(file.validator.allow_hosts),
+        chroma_url=chroma_url or os.environ.get("CHROMA_URL") or file.chroma_url,
+        embeddings=file.embeddings,
+        rerank_model=beside(file.rerank_model),
+        slack=SlackConfig(slack.command, slack.public, slack.site, slack.port, slack.host),
     )
+

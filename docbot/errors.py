@@ -2,6 +2,7 @@
 
 DocbotError
 ├── ConfigError        docbot.toml or an option is invalid
+│   └── InvalidConfig  docbot.toml breaks its schema (or names an unset variable): a usage error, exit 2
 ├── SiteNotFound       a site is named that is not configured or not crawled
 ├── IndexMissing       no index for a site: run `docbot index`
 ├── EmbeddingMismatch  the index was built with another embedding model
@@ -19,9 +20,20 @@ from __future__ import annotations
 class DocbotError(Exception):
     """Base class for docbot errors; the message says what to do next."""
 
+    exit_code = 1  # what the CLI exits with
+
 
 class ConfigError(DocbotError):
     """docbot.toml or a command-line option is invalid."""
+
+
+class InvalidConfig(ConfigError):
+    """docbot.toml does not match its schema, or names an environment variable that is not set.
+
+    A usage error: the CLI prints one line per problem (``str(exc)`` holds one a line) and exits 2.
+    """
+
+    exit_code = 2
 
 
 class SiteNotFound(DocbotError):

@@ -164,7 +164,7 @@ class Pipeline:
             if site not in served and path.is_file():
                 maps[site] = AnchorMap.load(path)  # a corrupt map is an error, never silently "not covered"
         validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts)
-        kwargs.setdefault("reranker", reranker_from_settings(settings.raw))
+        kwargs.setdefault("reranker", reranker_from_settings(settings))
         return cls(index, maps, validator, generator if generator is not None else generator_from_env(), **kwargs)
 
     # -- the pipeline ----------------------------------------------------
@@ -173,7 +173,7 @@ class Pipeline:
         started = time.perf_counter()
         text, problem = clean_question(question)
         if problem:
-            return _error(question if isinstance(question, str) else "", started, problem)
+            return _error(text, started, problem)  # echoed cleaned, as accepted questions are
         try:
             return self._ask(_Asked(text, started, self._current_view()), site, context, k or self.k)
         except DocbotError as exc:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -94,7 +95,8 @@ def crawl_config_for(settings: Settings, site: str) -> Any:
             limits = (("max_pages", cfg.max_pages), ("concurrency", cfg.concurrency), ("max_time", cfg.max_time))
             extra: dict[str, Any] = {k: v for k, v in limits if v is not None}
             return CrawlConfig(site=site, start_url=cfg.url, include=cfg.include, exclude=cfg.exclude,
-                               source_types=cfg.source_types, **extra)
+                               source_types=cfg.source_types, allow_origins=cfg.allow_origins,
+                               auth=cfg.credentials(), **extra)
     path = map_path(settings.anchor_maps, site)
     if not path.is_file():
         raise SiteNotFound(f"Site {site!r} has no [[sites]] entry and no anchor map in {settings.anchor_maps} — "
@@ -108,7 +110,10 @@ def refresh_site(settings: Settings, site: str, force: bool, client: Any, index:
     from docbot.indexing.generations import Generations
     from docbot.updating import crawl_site, index_site
 
-    config = dataclasses.replace(crawl_config_for(settings, site), refetch=force)
+    try:
+        config = dataclasses.replace(crawl_config_for(settings, site), refetch=force)
+    except DocbotError as exc:  # e.g. its credentials' environment variable is unset: this site fails, not all
+        return SiteRefresh(site, "", False, error=str(exc))
     kept = "the generation in use is unchanged"
     try:
         with Generations(settings.data_dir, site).writing("refresh") as writer:
@@ -238,6 +243,16 @@ def refresh(
     return RefreshReport(started, tuple(results), checked, tuple(changed))
 
 
+def _code(text: object, cell: bool = False) -> str:
+    """``text`` as one Markdown code span, inert whatever it holds: fenced by more backticks than its longest run,
+    on one line, with ``|`` escaped in a table ``cell``. Anchor ids, URLs and titles come from the docs sites, and
+    the report becomes a pull request's body: nothing in them may turn into a link, an image or an @mention."""
+    text = re.sub(r"[\x00-\x1f\x7f\u2028\u2029]+", " ", str(text))
+    fence = "`" * (1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    pad = " " if not text.strip(" ") or text[0] in "` " or text[-1] in "` " else ""
+    return f"{fence}{pad}{text.replace('|', chr(92) + '|') if cell else text}{pad}{fence}"
+
+
 def _summary(changes: dict[str, Any]) -> list[str]:
     lines = []
     for key, value in changes.items():
@@ -248,14 +263,17 @@ def _summary(changes: dict[str, Any]) -> list[str]:
             lines.append(f"- **{key}**: {len(items)}")
             for item in items[:MAX_LISTED]:
                 if isinstance(item, dict) and {"url", "old", "new"} <= item.keys():
-                    lines.append(f"  - `{item['url']}`: `#{item['old']}` → `#{item['new']}`")
+                    lines.append(f"  - {_code(item['url'])}: {_code('#' + str(item['old']))} → "
+                                 f"{_code('#' + str(item['new']))}")
                     continue
-                text = json.dumps(item, ensure_ascii=False) if not isinstance(item, str) else item
-                lines.append(f"  - `{text}`")
+                lines.append(f"  - {_code(item if isinstance(item, str) else json.dumps(item, ensure_ascii=False))}")
             if len(items) > MAX_LISTED:
                 lines.append(f"  - … {len(items) - MAX_LISTED} more (see the JSON report)")
-        elif value not in (None, "", 0):
-            lines.append(f"- **{key}**: {value}")
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            if value:
+                lines.append(f"- **{key}**: {value}")
+        elif value not in (None, ""):
+            lines.append(f"- **{key}**: {_code(value)}")
     return lines
 
 
@@ -264,11 +282,11 @@ def render_markdown(report: RefreshReport) -> str:
     verdict = "all sites refreshed" if report.ok else "some sites FAILED (their previous maps were kept)"
     lines = [f"# Anchor-map refresh {report.started_at} — {verdict}", ""]
     for s in report.sites:
-        lines.append(f"## {s.site} ({s.start_url}) — {'ok' if s.ok else 'failed'}")
+        lines.append(f"## {s.site} ({_code(s.start_url)}) — {'ok' if s.ok else 'failed'}")
         if s.error:
-            lines.append(f"\n**Error:** {s.error}")
+            lines.append(f"\n**Error:** {_code(s.error)}")
         if s.changed_shape:
-            lines += ["", "Pages that changed shape:", *(f"- `{c}`" for c in s.changed_shape[:MAX_LISTED])]
+            lines += ["", "Pages that changed shape:", *(f"- {_code(c)}" for c in s.changed_shape[:MAX_LISTED])]
         if s.changes:
             lines += ["", *_summary(s.changes)]
         if s.index:
@@ -278,7 +296,8 @@ def render_markdown(report: RefreshReport) -> str:
     if report.links:
         lines += ["", "| answer | link | action | repaired target |", "|---|---|---|---|"]
         for link in report.links:
-            lines.append(f"| {link.answer_id} | `{link.url}` | {link.action} | {('`' + link.output + '`') if link.output else '—'} |")
+            lines.append(f"| {link.answer_id} | {_code(link.url, cell=True)} | {link.action} | "
+                         f"{_code(link.output, cell=True) if link.output else '—'} |")
     return "\n".join(lines) + "\n"
 
 

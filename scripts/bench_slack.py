@@ -263,7 +263,8 @@ def main() -> int:
         stack.callback(slack.close)
         bot = DocbotSlack(pipeline, ReferenceLog(work / "docbot.sqlite"), SlackSettings())  # never the real log
         stack.callback(bot.shutdown, wait=True)
-        server = make_http_server(build_app(bot, web_client(BOT_TOKEN, slack.api_url), SECRET), "127.0.0.1", 0)
+        server = make_http_server(build_app(bot, web_client(BOT_TOKEN, slack.api_url), SECRET), "127.0.0.1", 0,
+                                  signing_secret=SECRET)
         stack.callback(server.server_close)
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         stack.callback(server.shutdown)  # runs before server_close, bot.shutdown and slack.close (LIFO)

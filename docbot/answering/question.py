@@ -27,16 +27,20 @@ class Turn(Protocol):
 
 
 def clean_question(question: str) -> tuple[str, str | None]:
-    """(cleaned question, error message or None): strips, truncates, rejects empty and binary input."""
+    """(cleaned question, error message or None): strips, truncates, rejects empty and binary input.
+
+    A rejected question comes back cleaned too: it is echoed (``--json``'s ``question``, Slack's *Q:*), and NUL,
+    a right-to-left override or a lone surrogate must not be.
+    """
     text = question if isinstance(question, str) else str(question)
-    if not text.strip():
-        return "", "The question is empty — ask something like: docbot ask \"How do I set a cookie?\""
     printable = sum(1 for c in text if c.isprintable() or c in "\n\t")
+    cleaned = " ".join("".join(c if unicodedata.category(c)[0] != "C" else " " for c in text).split())
+    cleaned = cleaned[:MAX_QUESTION_CHARS]  # controls (Cc), format characters (Cf), surrogates (Cs) are gone
+    if not text.strip():
+        return cleaned, "The question is empty — ask something like: docbot ask \"How do I set a cookie?\""
     if printable / len(text) < MIN_PRINTABLE or "\x00" in text:
-        return "", "The question looks like binary data, not text — ask in plain words."
-    text = "".join(c if unicodedata.category(c)[0] != "C" or c in "\n\t" else " " for c in text)
-    text = " ".join(text.split())
-    return text[:MAX_QUESTION_CHARS], None
+        return cleaned, "The question looks like binary data, not text — ask in plain words."
+    return cleaned, None
 
 
 def query_of(question: str, context: Sequence[Turn]) -> str:

@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import logging
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from crawlers.errors import BadSiteName
+from crawlers.sitenames import check_site_name
 from docbot.answer import Answer
+from docbot.answering.question import clean_question
 from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.errors import ConfigError, SiteNotFound
 
+log = logging.getLogger(__name__)
 SEPARATOR = "─" * 60
 
 
@@ -70,28 +76,47 @@ def render_text(answer: Answer) -> str:
     return "\n".join(lines)
 
 
-def read_batch(stream: TextIO) -> Iterator[tuple[str, str | None]]:
-    """(question, site or None) per non-blank line: plain text or a JSON object with 'question' (and 'site')."""
-    for line in stream:
+def read_batch(stream: TextIO) -> Iterator[tuple[str, str | None, str | None]]:
+    """(question, site or None, why the line cannot be asked or None) per non-blank line: plain text, or a JSON
+    object with a string 'question' (and a 'site' name)."""
+    for n, line in enumerate(stream, start=1):
         raw = line.rstrip("\n")
         if not raw.strip():
             continue
-        if raw.lstrip().startswith("{"):
-            try:
-                data = json.loads(raw)
-            except json.JSONDecodeError:
-                yield raw, None
-                continue
-            yield str(data.get("question", "")), data.get("site")
+        if not raw.lstrip().startswith("{"):
+            yield raw, None, None
+            continue
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError:
+            yield raw, None, None
+            continue
+        question, site = data.get("question", ""), data.get("site")
+        if not isinstance(question, str):
+            yield "", None, f"line {n}: \"question\" must be a string"
+        elif site is not None and not isinstance(site, str):
+            yield question, None, f"line {n}: \"site\" must be a site name (a string)"
         else:
-            yield raw, None
+            try:
+                yield question, site if site is None else check_site_name(site), None
+            except BadSiteName as exc:
+                yield question, None, f"line {n}: {exc}"
+
+
+def _answer_line(pipeline: Any, question: str, site: str | None, problem: str | None, k: int | None) -> Answer:
+    """The answer to one batch line; a line that cannot be asked, or fails, gets an error answer, not the batch's end."""
+    if problem is None:
+        try:
+            return pipeline.ask(question, site=site, k=k)  # bad input is an error answer already
+        except Exception as exc:  # noqa: BLE001 - one line must not stop the batch
+            log.error("could not answer %r: %s", question[:200], exc, exc_info=log.isEnabledFor(logging.DEBUG))
+            problem = f"could not answer ({type(exc).__name__}) — run with -vv for details"
+    return Answer(question=clean_question(question)[0], status="error", answer=problem, error=problem)
 
 
 def _emit(answer: Answer, as_json: bool, out: TextIO) -> None:
-    if as_json:
-        out.write(json.dumps(answer.to_json(), ensure_ascii=False) + "\n")
-    else:
-        out.write(render_text(answer) + "\n")
+    text = json.dumps(answer.to_json(), ensure_ascii=False) if as_json else render_text(answer)
+    out.write(text.encode("utf-8", "replace").decode("utf-8") + "\n")  # a lone surrogate cannot be written
     out.flush()
 
 
@@ -108,9 +133,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.batch is not None and args.batch != "-" and not Path(args.batch).is_file():
         print(f"docbot ask: batch file {args.batch} does not exist", file=sys.stderr)
         return 2
-    if getattr(args, "chroma_url", None):
-        settings = Settings(settings.data_dir, settings.anchor_maps, settings.sites, settings.allow_hosts,
-                            args.chroma_url, settings.raw)
     try:
         pipeline = Pipeline.from_settings(settings)
     except ConfigError:
@@ -126,13 +148,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             return 1
         _emit(answer, args.json, sys.stdout)
         return 1 if answer.status == "error" else 0
-    stream = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8", errors="replace")
+    # Bytes that are not UTF-8 are read as U+FFFD (stdin too), never a crash halfway through a batch.
+    stream = (io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace") if args.batch == "-"
+              else open(args.batch, encoding="utf-8", errors="replace"))
     try:
-        for i, (text, site) in enumerate(read_batch(stream)):
+        for i, (text, site, problem) in enumerate(read_batch(stream)):
             if i and not args.json:
                 print(SEPARATOR)
-            _emit(pipeline.ask(text, site=args.site or site, k=args.k), args.json, sys.stdout)
+            _emit(_answer_line(pipeline, text, args.site or site, problem, args.k), args.json, sys.stdout)
     finally:
-        if stream is not sys.stdin:
+        if args.batch == "-":
+            stream.detach()  # sys.stdin's buffer stays open
+        else:
             stream.close()
     return 0

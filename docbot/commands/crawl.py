@@ -70,6 +70,8 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> CrawlConfi
         include=tuple(args.include) or (site.include if site else ()),
         exclude=tuple(args.exclude) or (site.exclude if site else ()),
         source_types=site.source_types if site else (),
+        allow_origins=site.allow_origins if site else (),
+        auth=site.credentials() if site else None,
         **extra,
     )
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from crawlers.model import map_path, sections_path
+from crawlers.sitenames import SITE_NAME
 from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.errors import SiteNotFound
@@ -36,7 +37,7 @@ def _sites(args: argparse.Namespace, settings: Settings) -> list[str]:
         names = list(args.site)
     else:
         root = settings.data_dir / SITES
-        names = sorted(d.name for d in root.iterdir() if d.is_dir()) if root.is_dir() else []
+        names = sorted(d.name for d in root.iterdir() if d.is_dir() and SITE_NAME.fullmatch(d.name)) if root.is_dir() else []
         if not names:
             raise SiteNotFound(f"No crawled sites in {settings.data_dir}/ — run `docbot crawl URL --site NAME` first")
     for site in names:

@@ -13,7 +13,7 @@ from typing import Any
 
 from docbot.commands.args import site_name
 from docbot.config import Settings
-from docbot.errors import ConfigError, IndexMissing
+from docbot.errors import ConfigError, IndexMissing, InvalidConfig
 
 log = logging.getLogger(__name__)
 PLACEHOLDER_URL = "https://docbot.example.com/slack/events"
@@ -57,18 +57,22 @@ def slack_options(args: argparse.Namespace, settings: Settings) -> dict[str, Any
     from docbot.slack.app import DEFAULT_COMMAND
     from docbot.slack.server import DEFAULT_HOST, DEFAULT_PORT
 
-    table = settings.raw.get("slack", {})
-    if not isinstance(table, dict):
-        raise ConfigError("[slack] in docbot.toml must be a table, e.g. [slack]\\ncommand = \"/docs\"")
-    command = args.command or table.get("command") or DEFAULT_COMMAND
+    table = settings.slack  # validated on load: a bool is a bool, a port a whole number
+    command = args.command or table.command or DEFAULT_COMMAND
     if not str(command).startswith("/") or " " in str(command):
         raise ConfigError(f"Slash command {command!r} must start with '/' and have no spaces, e.g. /docs")
+    port = args.port
+    if port is None and os.environ.get("PORT"):
+        try:
+            port = int(os.environ["PORT"])
+        except ValueError:
+            raise InvalidConfig(f"PORT={os.environ['PORT']!r} is not a port number, e.g. PORT=3000") from None
     return {
         "command": str(command),
-        "public": bool(args.public if args.public is not None else table.get("public", False)),
-        "site": args.site or table.get("site"),
-        "port": args.port if args.port is not None else int(os.environ.get("PORT") or table.get("port") or DEFAULT_PORT),
-        "host": args.host or table.get("host") or DEFAULT_HOST,
+        "public": args.public if args.public is not None else bool(table.public),
+        "site": args.site or table.site,
+        "port": port if port is not None else (table.port if table.port is not None else DEFAULT_PORT),
+        "host": args.host or table.host or DEFAULT_HOST,
     }
 
 
@@ -108,9 +112,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from docbot.slack.server import EVENTS_PATH, make_http_server, start_socket_mode
     from docbot.reference_log import ReferenceLog
 
-    if getattr(args, "chroma_url", None):
-        settings = Settings(settings.data_dir, settings.anchor_maps, settings.sites, settings.allow_hosts,
-                            args.chroma_url, settings.raw)
     pipeline = Pipeline.from_settings(settings)
     indexed = pipeline.index.sites()
     if not indexed:
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     summary = {"mode": mode, "command": opts["command"], "sites": indexed, "bot_user_id": bot_user,
                "public": opts["public"]}
     if mode == "http":
-        server = make_http_server(app, opts["host"], opts["port"])
+        server = make_http_server(app, opts["host"], opts["port"], signing_secret=secret)
         summary["url"] = f"http://{opts['host']}:{server.server_port}{EVENTS_PATH}"
 
     def stop(signum: int, frame: Any) -> None:

@@ -11,8 +11,8 @@ import hashlib
 import json
 import logging
 import os
+import secrets
 import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -74,7 +74,8 @@ class Lexical:
     def save(self, directory: Path) -> None:
         """Write to a sibling temp dir, then swap it in, so a crash never leaves a half index."""
         directory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+        tmp = directory.with_name(f".{directory.name}.{secrets.token_hex(6)}")
+        tmp.mkdir()  # the umask's mode, as the folder it replaces had (mkdtemp would make it private)
         try:
             if self.retriever is not None:
                 self.retriever.save(str(tmp), show_progress=False)

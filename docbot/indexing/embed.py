@@ -212,7 +212,7 @@ def embedder_from_spec(spec: str) -> Embedder:
 
 def embedder_from_settings(settings: Settings) -> Embedder:
     """The embedder named by env ``DOCBOT_EMBEDDINGS``, else docbot.toml ``embeddings``, else local."""
-    spec = os.environ.get("DOCBOT_EMBEDDINGS") or str(settings.raw.get("embeddings", "") or "local")
+    spec = os.environ.get("DOCBOT_EMBEDDINGS") or settings.embeddings or "local"
     return embedder_from_spec(spec)
 
 

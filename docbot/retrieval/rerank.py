@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from docbot.config import Settings
 from docbot.errors import ConfigError
 from docbot.retrieval.hybrid import rrf
 
@@ -118,7 +119,7 @@ def _sentence_transformer(model_dir: str) -> Any:
     return SentenceTransformer(model_dir, device="cpu")
 
 
-def reranker_from_settings(raw: dict[str, Any]) -> Reranker | None:
+def reranker_from_settings(settings: Settings) -> Reranker | None:
     """The re-ranker named by env ``DOCBOT_RERANK_MODEL``, else docbot.toml ``rerank_model``; None when neither."""
-    model_dir = os.environ.get("DOCBOT_RERANK_MODEL") or str(raw.get("rerank_model", "") or "")
+    model_dir = os.environ.get("DOCBOT_RERANK_MODEL") or settings.rerank_model
     return Reranker(model_dir) if model_dir else None

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
 
 from crawlers.errors import AnchorMapError
-from crawlers.model import AnchorMap, Page, Rename, Section
+from crawlers.model import AnchorMap, Page, Rename, Section, write_atomic
 
 
 def _map() -> AnchorMap:
@@ -49,3 +51,17 @@ def test_missing_or_foreign_map_says_what_to_do(tmp_path: Path) -> None:
     (tmp_path / "old.json").write_text(json.dumps({"format_version": 99}))
     with pytest.raises(AnchorMapError, match="re-run"):
         AnchorMap.load(tmp_path / "old.json")
+
+
+def test_a_rewritten_file_keeps_its_mode_and_a_new_one_follows_the_umask(tmp_path: Path) -> None:
+    old = os.umask(0o027)
+    try:
+        write_atomic(tmp_path / "new.json", "{}")
+        (tmp_path / "shared.json").write_text("{}")
+        (tmp_path / "shared.json").chmod(0o644)
+        write_atomic(tmp_path / "shared.json", "[]")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o640
+    assert stat.S_IMODE((tmp_path / "shared.json").stat().st_mode) == 0o644
+    assert (tmp_path / "shared.json").read_text() == "[]" and not list(tmp_path.glob(".*"))

@@ -75,3 +75,34 @@ def test_normalize_is_idempotent(scheme: str, host: str, port: str, segments: li
     except ValueError:
         return
     assert normalize(once) == once
+
+
+def test_encoded_dot_segments_resolve_and_stay_resolved() -> None:
+    assert normalize("http://h/docs/%2e%2e/admin/secret.html") == "http://h/admin/secret.html"
+    assert normalize("http://h/docs/%2E./x/.%2e/y.html") == "http://h/y.html"
+    assert normalize("http://h/docs/%252e%252e/y.html") == "http://h/docs/%252e%252e/y.html"  # a literal "%2e%2e"
+    assert not in_scope("http://h/docs/%2e%2e/admin/secret.html", scope_prefix("http://h/docs/"))
+
+
+_DOTTY = st.sampled_from(["..", ".", "%2e%2e", "%2E%2e", ".%2e", "%2e.", "%2e", "%2F", "%2f..", "%2F%2e%2e", "a", "b c",
+                          "%25", "%252e%252e", "%", "%zz", "%ff", "", "é", "~", "?x=1", "#f"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(segments=st.lists(_DOTTY, max_size=8), trailing=st.booleans())
+def test_normalize_is_idempotent_with_encoded_dot_segments(segments: list[str], trailing: bool) -> None:
+    url = "http://h.test/docs/" + "/".join(segments) + ("/" if trailing else "")
+    once = normalize(url)
+    assert normalize(once) == once
+    path = once.split("/", 3)[3].partition("?")[0]
+    assert ".." not in path.split("/") and "." not in path.split("/")
+
+
+@settings(max_examples=400, deadline=None)
+@given(tail=st.text(max_size=40))
+def test_normalize_is_idempotent_for_any_text(tail: str) -> None:
+    try:
+        once = normalize("http://h.test/docs/" + tail)
+    except ValueError:
+        return
+    assert normalize(once) == once

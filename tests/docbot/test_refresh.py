@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -125,3 +127,24 @@ def test_refresh_reads_section_texts_for_tied_repairs_and_copes_without_them(tmp
     assert text("docs", "http://d.test/a.html#cursors") == "very large result sets"
     assert text("docs", "http://d.test/a.html#other") is None
     assert text("never-crawled", "http://x.test/#y") is None  # no texts: the tie is dropped, nothing fails
+
+
+def test_the_markdown_report_quotes_what_it_did_not_write_as_inert_code() -> None:
+    from markdown_it import MarkdownIt
+
+    from docbot.refresh import LoggedLink, RefreshReport, SiteRefresh
+
+    evil = "x` [pwn](https://evil.example/) @octocat `"
+    changes = {"pages": 2, "renames": [{"url": "http://d.test/a.html", "old": evil, "new": "``" + evil}],
+               "anchors_added": [["http://d.test/a.html", evil]], "note": evil}
+    report = RefreshReport("2026-11-25T00:00:00Z", (
+        SiteRefresh("w", "http://d.test/", True, changes),
+        SiteRefresh("v", "http://d.test/v/", False, error=f"crawl failed: {evil}\nsecond line", changed_shape=(evil,)),
+    ), 2, (LoggedLink(1, f"http://d.test/a.html#{evil}|x", "rewritten", "http://d.test/a.html#b|c", "renamed"),))
+    rendered = MarkdownIt("commonmark").enable("table").render(render_markdown(report))
+    outside = re.sub(r"<code>.*?</code>", "", rendered, flags=re.S)
+    assert "evil.example" not in outside and "@octocat" not in outside and "<a " not in outside
+    codes = [html.unescape(c) for c in re.findall(r"<code>(.*?)</code>", rendered, flags=re.S)]
+    assert f"http://d.test/a.html#{evil}|x" in codes and "http://d.test/a.html#b|c" in codes  # one cell each
+    assert "#``" + evil in codes and "http://d.test/v/" in codes
+    assert rendered.count("<tr>") == 2  # the header and the one link: no cell split by a pipe

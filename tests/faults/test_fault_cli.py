@@ -81,4 +81,4 @@ def test_bad_limits_in_docbot_toml_are_one_line(cli: Cli, tmp_path: Path, line: 
     (tmp_path / "docbot.toml").write_text(f'[[sites]]\nname = "w"\nurl = "http://127.0.0.1:9/"\n{line}\n',
                                           encoding="utf-8")
     code, _, err = cli("crawl", "--site", "w")
-    assert code == 1 and one_line(err) and "must be a" in err and "number above 0" in err
+    assert code == 2 and one_line(err) and f"[[sites]] 'w' {line.split()[0]} must be " in err

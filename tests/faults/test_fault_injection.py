@@ -7,8 +7,10 @@ Slack renderer. The same spellings, written by an "LLM", go through the validato
 
 from __future__ import annotations
 
+import html
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -117,3 +119,33 @@ def test_citation_markers_inside_code_are_code() -> None:
     assert "portal = templates[0]\nuser = argv[2]\n" in validated.answer
     assert "`argv[3]` and `templates[0]`" in validated.answer
     assert "first template [1]." in validated.answer and len(validated.references) == 1
+
+
+# Anchor ids a docs page may carry (HTML allows anything in an id) that would turn Markdown into a link, an image,
+# raw HTML, a broken table or an @mention if quoted in a single-backtick code span.
+HOSTILE_IDS = ["x` [pwn](https://evil.example/a) `y", "x`` ![i](https://evil.example/i.png) ``y",
+               "`<img src=https://evil.example/p.png>`", "a|b` @octocat ping", "```"]
+
+
+def markdown_outside_code(md: str) -> tuple[str, list[str]]:
+    """(the rendered HTML with every <code> element cut out, the text of each <code> element)."""
+    from markdown_it import MarkdownIt
+
+    rendered = MarkdownIt("commonmark").enable("table").render(md)
+    codes = [html.unescape(c) for c in re.findall(r"<code>(.*?)</code>", rendered, flags=re.S)]
+    return re.sub(r"<code>.*?</code>", "", rendered, flags=re.S), codes
+
+
+def test_hostile_anchor_ids_are_quoted_inert_in_the_refresh_report(hostile: Hostile, cli: Cli, tmp_path: Path) -> None:
+    assert cli("crawl", hostile.url, "--site", "w")[0] == 0
+    ids = "".join(f'<h2 id="{html.escape(a, quote=True)}">Part {i}</h2><p>Part {i}.</p>' for i, a in enumerate(HOSTILE_IDS))
+    hostile.pages["p1.html"] = hostile.pages["p1.html"].replace("</body>", ids + "</body>")
+    code, out, _ = cli("refresh", "--no-index")
+    assert code == 0
+    [report] = (tmp_path / "data" / "reports").glob("refresh-*.md")
+    assert report.read_text(encoding="utf-8") == out
+    outside, codes = markdown_outside_code(out)
+    assert "evil.example" not in outside and "@octocat" not in outside and "<img" not in outside
+    assert "<a " not in outside and "<table" not in outside
+    for anchor in HOSTILE_IDS:  # each one quoted whole, as it is
+        assert any(json.dumps(anchor, ensure_ascii=False)[1:-1] in c for c in codes), anchor

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
-from docbot.config import load_settings
+from docbot.config import Settings, load_settings
 from docbot.pipeline import Pipeline
 from docbot.retrieval.rerank import Reranker, fuse, reranker_from_settings
 
@@ -85,13 +85,13 @@ def test_pipeline_answers_in_the_fused_order_and_the_gate_is_untouched() -> None
 
 def test_reranker_comes_from_env_or_config(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.delenv("DOCBOT_RERANK_MODEL", raising=False)
-    assert reranker_from_settings({}) is None  # off by default
+    assert reranker_from_settings(Settings()) is None  # off by default
     config = tmp_path / "docbot.toml"
     config.write_text('rerank_model = "/models/mpnet"\n')
-    got = reranker_from_settings(load_settings(config_path=str(config)).raw)
+    got = reranker_from_settings(load_settings(config_path=str(config)))
     assert got is not None and got.model_dir == "/models/mpnet"
     monkeypatch.setenv("DOCBOT_RERANK_MODEL", "/models/other")
-    got = reranker_from_settings({"rerank_model": "/models/mpnet"})
+    got = reranker_from_settings(Settings(rerank_model="/models/mpnet"))
     assert got is not None and got.model_dir == "/models/other"
 
 

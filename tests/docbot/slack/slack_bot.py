@@ -44,12 +44,14 @@ class Bot:
         return httpx.post(self.url, content=body.encode("utf-8"), headers=headers, timeout=10)
 
 
-def start_bot(tmp_path: Path, slack: FakeSlack, settings: SlackSettings, asker: object | None = None) -> Iterator[Bot]:
+def start_bot(tmp_path: Path, slack: FakeSlack, settings: SlackSettings, asker: object | None = None,
+              **options: float) -> Iterator[Bot]:
+    """The bot on the real HTTP server; ``options`` go to :func:`make_http_server` (e.g. ``idle_timeout``)."""
     pipeline = asker or Pipeline(FakeIndex(make_chunks()), {"demo": make_map()}, make_validator())
     store = ReferenceLog(tmp_path / "docbot.sqlite")
     bot = DocbotSlack(pipeline, store, settings)  # type: ignore[arg-type]
     app = build_app(bot, web_client(BOT_TOKEN, slack.api_url), SECRET)
-    server = make_http_server(app, "127.0.0.1", 0)
+    server = make_http_server(app, "127.0.0.1", 0, signing_secret=SECRET, **options)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:

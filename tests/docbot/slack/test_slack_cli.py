@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -156,7 +157,10 @@ def read_line(proc: subprocess.Popen[str], timeout: float) -> str:
     return line
 
 
-def run_bot_process(tmp_path: Path, docbot: list[str], slack: FakeSlack) -> None:
+@contextmanager
+def bot_process(tmp_path: Path, docbot: list[str], slack: FakeSlack) -> Iterator[tuple[subprocess.Popen[str], dict]]:
+    """``docbot slack`` in HTTP mode on 127.0.0.1, as a process of its own (stderr in ``bot.stderr``); yields it
+    and its startup summary, and kills it if the test did not stop it."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("SLACK_", "OPENAI_", "DOCBOT_")) and k not in ("CHROMA_URL", "PORT")}
     env.update(SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SECRET, SLACK_API_URL=slack.api_url)
@@ -164,32 +168,36 @@ def run_bot_process(tmp_path: Path, docbot: list[str], slack: FakeSlack) -> None
         proc = subprocess.Popen([*docbot, *common(tmp_path), "slack", "--http", "--host", "127.0.0.1", "--port", "0",
                                  "--json"], stdout=subprocess.PIPE, stderr=stderr, text=True, env=env)
         try:
-            summary = json.loads(read_line(proc, STARTUP_S))
-            assert summary["mode"] == "http" and summary["sites"] == ["tiny"] and summary["bot_user_id"] == BOT_USER
-            assert summary["command"] == "/docs" and summary["url"].startswith("http://127.0.0.1:")
-            url = summary["url"]
-            health = httpx.get(url.replace("/slack/events", "/healthz"), timeout=10)
-            assert health.status_code == 200 and health.text == "ok"
-
-            body = command_body("How do I limit the upload size?", slack.response_url("e2e"))
-            started = time.perf_counter()
-            resp = httpx.post(url, content=body.encode(), headers=signed_headers(body, FORM), timeout=10)
-            assert resp.status_code == 200 and time.perf_counter() - started < 3
-            assert resp.json()["text"] == "Searching the docs…"
-            (call,) = slack.wait_for(lambda c: c.path == "/response/e2e", timeout=60)
-            blocks = json.dumps(call.body["blocks"], ensure_ascii=False)
-            assert "guide.html#uploading-files|Guide › Uploading files>" in blocks and "MAX_CONTENT_LENGTH" in blocks
-
-            forged = httpx.post(url, content=body.encode(), headers=signed_headers(body, FORM, secret="x"), timeout=10)
-            assert forged.status_code == 401
-
-            proc.send_signal(signal.SIGTERM)
-            assert proc.wait(timeout=60) == 0
+            yield proc, json.loads(read_line(proc, STARTUP_S))
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
             proc.stdout.close()  # type: ignore[union-attr]
+
+
+def run_bot_process(tmp_path: Path, docbot: list[str], slack: FakeSlack) -> None:
+    with bot_process(tmp_path, docbot, slack) as (proc, summary):
+        assert summary["mode"] == "http" and summary["sites"] == ["tiny"] and summary["bot_user_id"] == BOT_USER
+        assert summary["command"] == "/docs" and summary["url"].startswith("http://127.0.0.1:")
+        url = summary["url"]
+        health = httpx.get(url.replace("/slack/events", "/healthz"), timeout=10)
+        assert health.status_code == 200 and health.text == "ok"
+
+        body = command_body("How do I limit the upload size?", slack.response_url("e2e"))
+        started = time.perf_counter()
+        resp = httpx.post(url, content=body.encode(), headers=signed_headers(body, FORM), timeout=10)
+        assert resp.status_code == 200 and time.perf_counter() - started < 3
+        assert resp.json()["text"] == "Searching the docs…"
+        (call,) = slack.wait_for(lambda c: c.path == "/response/e2e", timeout=60)
+        blocks = json.dumps(call.body["blocks"], ensure_ascii=False)
+        assert "guide.html#uploading-files|Guide › Uploading files>" in blocks and "MAX_CONTENT_LENGTH" in blocks
+
+        forged = httpx.post(url, content=body.encode(), headers=signed_headers(body, FORM, secret="x"), timeout=10)
+        assert forged.status_code == 401
+
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
     assert "stopping" in (tmp_path / "bot.stderr").read_text(encoding="utf-8")
 
 

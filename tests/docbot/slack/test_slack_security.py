@@ -130,19 +130,25 @@ def test_markup_in_a_doc_page_reaches_slack_inert(tmp_path: Path, slack: FakeSla
         assert "uploading-files|Guide › Uploading Files &lt;!channel&gt;" in text  # …in link labels too
 
 
+def ask_by(bot: Bot, where: str, question: str, tag: str) -> Call:
+    """Ask by slash command or by @mention; the reply Slack got."""
+    if where == "slash":
+        bot.post(command_body(question, bot.slack.response_url(tag)))
+        (call,) = bot.slack.wait_for(lambda c: c.path == f"/response/{tag}")
+        return call
+    event = {"type": "app_mention", "user": "U0001", "text": f"<@{BOT_USER}> {question}", "ts": "300.1",
+             "channel": "C0001"}
+    bot.post(event_body(event, f"Ev{tag}"), JSON)
+    (call,) = bot.slack.wait_for(lambda c: c.method == "chat.postMessage")
+    return call
+
+
 @pytest.mark.parametrize("where", ["slash", "mention"])
 def test_markup_in_the_question_is_echoed_inert(tmp_path: Path, slack: FakeSlack, where: str) -> None:
     # what the user typed literally arrives escaped; real Slack markup arrives as markup
     typed = f"{UPLOAD_QUESTION} &lt;!channel&gt; &lt;@U123&gt; &lt;#C123&gt; <!here> @here @everyone"
     for bot in start_bot(tmp_path, slack, SlackSettings()):
-        if where == "slash":
-            bot.post(command_body(typed, slack.response_url("q")))
-            (call,) = slack.wait_for(lambda c: c.path == "/response/q")
-        else:
-            event = {"type": "app_mention", "user": "U0001", "text": f"<@{BOT_USER}> {typed}", "ts": "300.1",
-                     "channel": "C0001"}
-            bot.post(event_body(event, "EvInject"), JSON)
-            (call,) = slack.wait_for(lambda c: c.method == "chat.postMessage")
+        call = ask_by(bot, where, typed, "Inject")
         assert_inert(call)
         assert "&lt;!channel&gt;" in json.dumps(call.body["blocks"], ensure_ascii=False)  # echoed, not dropped
 
@@ -162,16 +168,20 @@ def test_an_llm_answer_cannot_mention_anyone_or_link_anywhere_unchecked(tmp_path
                                                                         where: str) -> None:
     pipeline = Pipeline(FakeIndex(make_chunks()), {"demo": make_map()}, make_validator(), generator=InjectingLLM())
     for bot in start_bot(tmp_path, slack, SlackSettings(), pipeline):
-        if where == "slash":
-            bot.post(command_body(UPLOAD_QUESTION, slack.response_url("llm")))
-            (call,) = slack.wait_for(lambda c: c.path == "/response/llm")
-        else:
-            event = {"type": "app_mention", "user": "U0001", "text": f"<@{BOT_USER}> {UPLOAD_QUESTION}",
-                     "ts": "400.1", "channel": "C0001"}
-            bot.post(event_body(event, "EvLLM"), JSON)
-            (call,) = slack.wait_for(lambda c: c.method == "chat.postMessage")
+        call = ask_by(bot, where, UPLOAD_QUESTION, "LLM")
         assert_inert(call)
         posted = json.dumps(call.body, ensure_ascii=False)
         assert "evil.example" not in posted and "[7]" not in posted
         assert "Answer written by an LLM" in posted  # the generator's text was used, not the fallback
         assert "[1]" in posted and "<http://docs.test/guide.html#uploading-files|" in posted
+
+
+@pytest.mark.parametrize("where", ["slash", "mention"])
+def test_a_question_rejected_as_binary_is_echoed_cleaned(tmp_path: Path, slack: FakeSlack, where: str) -> None:
+    # NUL, right-to-left override and controls by slash command; lone surrogates (JSON escapes, no pair) by an event
+    typed = "\x00\x00\u202e\x01\x02\x03 evil" if where == "slash" else "\udcff\ud800\u202e\x01\x02 evil"
+    for bot in start_bot(tmp_path, slack, SlackSettings()):
+        call = ask_by(bot, where, typed, "Binary")
+        posted = [s for key in ("text", "blocks") for s in _strings(call.body.get(key))]
+        assert any("*Q:* evil" in s for s in posted), posted
+        assert not [s for s in posted if any(c in s for c in ("\x00", "\u202e", "\ud800", "\udcff", "\x01"))]

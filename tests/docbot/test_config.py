@@ -1,0 +1,145 @@
+"""docbot.toml: one schema, validated on load; one line per error naming the key; exit 2; paths beside the file.
+
+The CLI runs for real (``docbot.cli.main``) on real files; the README's configuration is checked against
+the schema.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from docbot.cli import main
+from docbot.config import load_settings
+from docbot.config_schema import schema_keys
+from tests.faults.hostile import make_pages, serve
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+SITE = '[[sites]]\nname = "w"\nurl = "http://127.0.0.1:9/"\n'
+
+
+def docbot(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    try:
+        code = main(["--config", str(tmp_path / "docbot.toml"), "--data-dir", str(tmp_path / "data"),
+                     "--anchor-maps", str(tmp_path / "maps"), *args])
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(("toml", "line"), [
+    ('sites = "x"', "sites must be [[sites]] tables, one per site, not 'x'"),
+    ('[sites]\nname = "w"', "sites must be [[sites]] tables, one per site"),
+    ('validator = "x"', "validator must be a table, not 'x'"),
+    ("data_dir = 5", "data_dir must be a string in quotes, not 5"),
+    ('[slack]\nport = "abc"', "[slack] port must be a whole number, not 'abc'"),
+    ("[[sites]]\nname = \"w\"\nurl = 8080", "[[sites]] 'w' url must be a string in quotes, not 8080"),
+    (SITE + 'exclude = "_modules/*"', "[[sites]] 'w' exclude must be a list in [ ]"),
+    (SITE + 'include = "tutorial/*"', "[[sites]] 'w' include must be a list in [ ]"),
+    ('[validator]\nallow_hosts = "github.com"', "[validator] allow_hosts must be a list in [ ]"),
+    ('[slack]\npublic = "false"', "[slack] public must be true or false, without quotes, not 'false'"),
+    (SITE + 'source_types = { "api.html" = "API" }', "[[sites]] 'w' source_types: 'API' (for 'api.html') is not a "
+                                                     "source type: use one of 'API reference', 'Guides'"),
+    (SITE + 'exlude = ["x/*"]', "unknown key 'exlude' in [[sites]] 'w' — did you mean 'exclude'?"),
+    (SITE + "max_page = 5", "unknown key 'max_page' in [[sites]] 'w' — did you mean 'max_pages'?"),
+    ('[validatr]\nallow_hosts = ["github.com"]', "unknown key 'validatr' — did you mean 'validator'?"),
+    (SITE + "max_pages = -1", "[[sites]] 'w' max_pages must be above 0, not -1"),
+    (SITE + "max_pages = 2.5", "[[sites]] 'w' max_pages must be a whole number, not 2.5"),
+    (SITE + 'max_time = "soon"', "[[sites]] 'w' max_time must be a number, not 'soon'"),
+    (SITE + "allow_origins = [\"https://cdn.example.org/sitemaps/\"]", "is not an origin"),
+    (SITE + 'auth = { username = "bot", password_env = "W_PW", password = "hunter2" }',
+     "unknown key 'password' in [[sites]] 'w' auth — did you mean 'password_env'?"),
+    (SITE + 'auth = "bot:hunter2"', "[[sites]] 'w' auth must be a table\n"),  # the value is not repeated
+    ('[[sites]]\nname = "../x"\nurl = "http://127.0.0.1:9/"', "[[sites]] '../x' name: Site name '../x' is not allowed"),
+    (SITE + SITE, "[[sites]] 'w' listed more than once"),
+    ('[slack]\ncommand = "docs"', "[slack] command must start with '/' and have no spaces, e.g. /docs, not 'docs'"),
+])
+def test_a_config_error_is_one_line_naming_the_key_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             toml: str, line: str) -> None:
+    (tmp_path / "docbot.toml").write_text(toml + "\n", encoding="utf-8")
+    for command in (("crawl", "--site", "w"), ("index",), ("ask", "hello?"), ("refresh",), ("slack", "--print-manifest")):
+        code, out, err = docbot(tmp_path, capsys, *command)
+        assert code == 2 and out == "" and "Traceback" not in err, (command, err)
+        assert err.startswith(f"docbot: {tmp_path / 'docbot.toml'}: ") and line in err, err
+        assert len(err.splitlines()) == 1 and "hunter2" not in err, err
+
+
+def test_every_error_gets_its_own_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "docbot.toml").write_text(SITE + 'exclude = "a"\nmax_pages = 0\n[slack]\npublic = "yes"\n',
+                                          encoding="utf-8")
+    code, _, err = docbot(tmp_path, capsys, "index")
+    assert code == 2 and len(err.splitlines()) == 3
+    assert all(line.startswith("docbot: ") for line in err.splitlines())
+
+
+def test_a_bad_source_type_is_refused_before_anything_is_crawled(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    with serve(make_pages(3)) as site:
+        (tmp_path / "docbot.toml").write_text(f'[[sites]]\nname = "w"\nurl = "{site.url}"\n'
+                                              'source_types = { "p*" = "Guide" }\n', encoding="utf-8")
+        code, _, err = docbot(tmp_path, capsys, "crawl", "--site", "w")
+        assert code == 2 and "'Guide' (for 'p*') is not a source type" in err
+        assert sum(site.hits.values()) == 0 and not (tmp_path / "maps").exists()
+
+
+def test_paths_in_the_file_are_relative_to_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("DOCBOT_DATA_DIR", "DOCBOT_ANCHOR_MAPS", "DOCBOT_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "docbot.toml").write_text('data_dir = "state"\nanchor_maps = "maps"\nrerank_model = "models/m"\n'
+                                      '[slack]\npublic = true\nport = 0\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    settings = load_settings(config_path=str(conf / "docbot.toml"))
+    assert settings.data_dir == conf / "state" and settings.anchor_maps == conf / "maps"
+    assert settings.rerank_model == str(conf / "models" / "m")
+    assert settings.slack.public is True and settings.slack.port == 0
+    assert load_settings(data_dir="here", config_path=str(conf / "docbot.toml")).data_dir == Path("here")
+
+
+def test_credentials_in_a_configured_url_are_dropped_with_a_warning(tmp_path: Path,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "docbot.toml").write_text('[[sites]]\nname = "w"\nurl = "https://bot:hunter2@docs.example.org/"\n',
+                                          encoding="utf-8")
+    settings = load_settings(config_path=str(tmp_path / "docbot.toml"))
+    assert settings.sites[0].url == "https://docs.example.org/"
+    assert "credentials" in caplog.text and "password_env" in caplog.text and "hunter2" not in caplog.text
+
+
+def test_a_password_variable_that_is_not_set_is_a_config_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("W_DOCS_PASSWORD", raising=False)
+    (tmp_path / "docbot.toml").write_text(SITE + 'auth = { username = "bot", password_env = "W_DOCS_PASSWORD" }\n',
+                                          encoding="utf-8")
+    code, _, err = docbot(tmp_path, capsys, "crawl", "--site", "w")
+    assert code == 2 and "W_DOCS_PASSWORD" in err and "is not set" in err and len(err.splitlines()) == 1
+
+
+def readme_keys() -> set[str]:
+    """Keys the README shows as ``key =`` in its toml blocks (commented-out ones too), dotted by their table."""
+    keys = set()
+    for block in re.findall(r"```toml\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S):
+        table: tuple[str, ...] = ()
+        for line in block.splitlines():
+            header = re.match(r"\s*\[\[?([a-z_]+)\]\]?", line)
+            if header:
+                table = (header.group(1),)
+                keys.add(header.group(1))
+                continue
+            line = re.sub(r'"[^"]*"', '""', line.lstrip("# "))  # quoted globs and values are no keys
+            for inline, inner in re.findall(r"([a-z_]+)\s*=\s*\{([^}]*)\}", line):
+                keys.add(".".join((*table, inline)))
+                keys.update(".".join((*table, inline, k)) for k in re.findall(r"([a-z_]+)\s*=", inner))
+            line = re.sub(r"\{[^}]*\}", "{}", line)
+            keys.update(".".join((*table, k)) for k in re.findall(r"([a-z_]+)\s*=", line))
+    return keys
+
+
+def test_the_readme_documents_every_key_of_the_schema_and_no_other() -> None:
+    keys, schema = readme_keys(), schema_keys()
+    assert not schema - keys, f"keys missing from the README's configuration: {sorted(schema - keys)}"
+    assert not keys - schema, f"the README names keys docbot.toml does not have: {sorted(keys - schema)}"

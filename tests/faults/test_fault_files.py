@@ -1,0 +1,80 @@
+"""Files in the data dir and anchor_maps/: a stray file stops no command, and modes follow the umask.
+
+docbot runs as a real process (``run_cli.py``, hash embeddings) against a site on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.faults.hostile import Hostile
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNNER = Path(__file__).with_name("run_cli.py")
+QUESTION = "how do I install widget 3?"
+
+
+def docbot(tmp: Path, *args: str, umask: int = 0o022) -> subprocess.CompletedProcess[str]:
+    """``docbot ARGS`` as a process of its own, under ``umask``, with no docbot.toml around."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DOCBOT_", "OPENAI_", "SLACK_"))}
+    env["PYTHONPATH"] = str(ROOT)
+    cmd = [sys.executable, str(RUNNER), "--data-dir", str(tmp / "data"), "--anchor-maps", str(tmp / "maps"), *args]
+    return subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True, timeout=300, input="",
+                          preexec_fn=lambda: os.umask(umask))  # noqa: PLW1509 - the child's umask is the point
+
+
+@pytest.mark.parametrize("stray", ["notes copy.json", "README.json", "-draft.json"])
+def test_a_stray_file_in_anchor_maps_stops_no_command(tmp_path: Path, hostile: Hostile, stray: str) -> None:
+    assert docbot(tmp_path, "crawl", hostile.url, "--site", "w").returncode == 0
+    (tmp_path / "maps" / stray).write_text('{"notes": "a copy someone kept"}\n', encoding="utf-8")
+    for args in (("index",), ("ask", QUESTION), ("refresh", "--no-index"), ("check-links",)):
+        run = docbot(tmp_path, *args)
+        assert run.returncode == 0, (args, run.stderr)
+        assert "Traceback" not in run.stderr
+        if args[0] != "index":  # index reads the data dir's generations, never anchor_maps/
+            assert f"{stray}" in run.stderr and "skipped" in run.stderr, (args, run.stderr)
+    assert "Installing widget 3" in docbot(tmp_path, "ask", QUESTION).stdout
+
+
+def modes(root: Path) -> dict[str, int]:
+    """Permission bits of every file and folder docbot wrote under ``root`` (Chroma's own files aside)."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if rel.parts[:2] in (("data", "chroma"),):
+            continue
+        found[str(rel)] = stat.S_IMODE(path.stat().st_mode)
+    return found
+
+
+@pytest.mark.parametrize(("umask", "file_mode", "dir_mode"), [(0o022, 0o644, 0o755), (0o027, 0o640, 0o750)])
+def test_files_and_folders_follow_the_umask(tmp_path: Path, hostile: Hostile, umask: int, file_mode: int,
+                                            dir_mode: int) -> None:
+    assert docbot(tmp_path, "crawl", hostile.url, "--site", "w", umask=umask).returncode == 0
+    assert docbot(tmp_path, "index", umask=umask).returncode == 0
+    hostile.pages["p1.html"] = hostile.pages["p1.html"].replace("install-1", "installing-1")
+    assert docbot(tmp_path, "refresh", umask=umask).returncode == 0
+    written = modes(tmp_path)
+    assert "maps/w.json" in written and "data/sites/w/CURRENT" in written and "data/sites/w/lock" in written
+    assert any(name.endswith("/sections.jsonl") for name in written) and any("/bm25/" in name for name in written)
+    assert any(name.endswith("/chunks.json") for name in written)
+    assert any(name.startswith("data/reports/refresh-") for name in written)
+    wrong = {name: oct(mode) for name, mode in written.items()
+             if mode != (dir_mode if (tmp_path / name).is_dir() else file_mode)}
+    assert not wrong
+
+
+def test_a_map_keeps_its_mode_across_a_refresh(tmp_path: Path, hostile: Hostile) -> None:
+    assert docbot(tmp_path, "crawl", hostile.url, "--site", "w", umask=0o077).returncode == 0
+    path = tmp_path / "maps" / "w.json"
+    path.chmod(0o644)  # shared on purpose: the refresh workflow commits it
+    hostile.pages["p1.html"] = hostile.pages["p1.html"].replace("install-1", "installing-1")
+    assert docbot(tmp_path, "refresh", "--no-index", umask=0o077).returncode == 0
+    assert "installing-1" in path.read_text(encoding="utf-8")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
