@@ -9,12 +9,12 @@ entry points that run it (:mod:`crawlers.crawl`).
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from crawlers import fetch as f
 from crawlers.diff import ChangeReport
 from crawlers.frontier import MAX_PAGES, MAX_QUERY_VARIANTS, MAX_URL_LENGTH
-from crawlers.model import AnchorMap, SectionText
+from crawlers.model import AnchorMap, Mention, SectionText
 
 CONCURRENCY = 8  # requests in flight; a crawl stays on one host (its scope is one origin)
 LOSS_THRESHOLD = 0.2
@@ -67,6 +67,7 @@ class CrawlResult:
     texts: list[SectionText]
     report: ChangeReport
     stats: CrawlStats
+    mentions: list[Mention] = field(default_factory=list)  # what each page says about the sections it links to
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio.run (3.11) reprs the main task's result when restoring SIGINT.

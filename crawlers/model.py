@@ -25,15 +25,7 @@ from crawlers.urls import normalize, split_fragment
 FORMAT_VERSION = 1
 SITE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a file name under anchor_maps/, never a path
 
-SOURCE_TYPES = (
-    "API reference",
-    "Guides",
-    "Tutorials",
-    "Examples",
-    "FAQ",
-    "Release notes",
-    "Other",
-)
+SOURCE_TYPES = ("API reference", "Guides", "Tutorials", "Examples", "FAQ", "Release notes", "Other")
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +162,23 @@ class SectionText:
         get = data.get  # positional and bound once: a recrawl loads every section of the site
         return cls(data["site"], data["url"], get("anchor"), get("title", ""), int(get("level", 1)),
                    tuple(get("path", ())), get("source_type", "Other"), get("text", ""), get("kind", "heading"))
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """What one page (``source``) says about a section it links to (:mod:`crawlers.mentions`): the canonical
+    ``target`` page, the link's ``fragment`` as written, the anchor of the ``section`` it lands in (None: the
+    page's top), the link's words and the sentence around them. File: :func:`mentions_path`."""
+
+    source: str
+    target: str
+    fragment: str | None
+    section: str | None
+    text: str
+    context: str = ""
+
+    def to_json(self) -> list[Any]:
+        return [self.source, self.target, self.fragment, self.section, self.text, self.context]
 
 
 @dataclass(slots=True)
@@ -361,6 +370,25 @@ def load_section_texts(data_dir: str | os.PathLike[str], site: str) -> list[Sect
 def save_section_texts(data_dir: str | os.PathLike[str], site: str, texts: Iterable[SectionText]) -> None:
     body = "".join(_dumps(t.to_json()) + "\n" for t in texts)
     write_atomic(sections_path(data_dir, site), body)
+
+
+def mentions_path(data_dir: str | os.PathLike[str], site: str) -> Path:
+    """One JSON array a line (source, target, fragment, section, text, context), by source page."""
+    return Path(data_dir) / "sites" / check_site_name(site) / "mentions.jsonl"
+
+
+def load_mentions(data_dir: str | os.PathLike[str], site: str) -> list[Mention] | None:
+    """The site's mentions as the last crawl saved them; None when that crawl saved none (an older crawl)."""
+    try:
+        raw = mentions_path(data_dir, site).read_bytes()
+    except FileNotFoundError:
+        return None
+    return [Mention(*orjson.loads(line)) for line in raw.splitlines() if line.strip()]
+
+
+def save_mentions(data_dir: str | os.PathLike[str], site: str, mentions: Iterable[Mention]) -> None:
+    body = "".join(_dumps(m.to_json()) + "\n" for m in mentions)
+    write_atomic(mentions_path(data_dir, site), body)
 
 
 def load_maps(anchor_maps_dir: str | os.PathLike[str]) -> dict[str, AnchorMap]:
