@@ -15,6 +15,7 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import bm25s
 
@@ -43,6 +44,7 @@ class Lexical:
         self.set_hash = set_hash
         self.retriever = retriever
         self._vocab = set(retriever.vocab_dict) if retriever is not None else set()
+        self._position: dict[str, int] | None = None
 
     @classmethod
     def build(cls, ids: list[str], texts: list[str], set_hash: str) -> Lexical:
@@ -70,6 +72,22 @@ class Lexical:
             return []
         docs, scores = self.retriever.retrieve([tokens], k=min(k, len(self.ids)), show_progress=False)
         return [(self.ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
+
+    def scores(self, query: str) -> Any:
+        """Every document's BM25 score for ``query`` (a numpy array in corpus order); None when nothing matches."""
+        if self.retriever is None:
+            return None
+        tokens = [t for t in tokenize(query) if t in self._vocab]
+        return self.retriever.get_scores(tokens) if tokens else None
+
+    def scores_of(self, query: str, ids: Sequence[str]) -> list[float]:
+        """The BM25 score of each of ``ids`` for ``query`` (0 for an id not in the index)."""
+        every = self.scores(query)
+        if every is None:
+            return [0.0] * len(ids)
+        if self._position is None:
+            self._position = {cid: i for i, cid in enumerate(self.ids)}
+        return [float(every[self._position[i]]) if i in self._position else 0.0 for i in ids]
 
     def save(self, directory: Path) -> None:
         """Write to a sibling temp dir, then swap it in, so a crash never leaves a half index."""

@@ -8,6 +8,7 @@ The only module that talks to Chroma. Layout in the data directory:
 - ``index/<site>.json``: the chunk manifest (model, dim, every chunk), written
   atomically at the end of a build: the commit point of an index run.
 - ``bm25/<site>/``: the BM25 index (see :mod:`docbot.indexing.bm25`).
+- ``mentions/<site>/``: what other pages say about each section (see :mod:`docbot.indexing.mentions`).
 
 A build upserts new and changed chunks before deleting removed ones and only
 then replaces the manifest, so an interrupted run leaves the previous index
@@ -28,11 +29,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from crawlers.model import AnchorMap, SectionText, write_atomic
+import numpy as np
+
+from crawlers.model import AnchorMap, Mention, SectionText, load_mentions, write_atomic
 from docbot.indexing.chunk import Chunk, chunk_sections
 from docbot.indexing.embed import Embedder, batched
 from docbot.errors import EmbeddingMismatch, IndexMissing
 from docbot.indexing.bm25 import Lexical, chunk_set_hash
+from docbot.indexing.mentions import MentionIndex
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +114,7 @@ class Index:
         self._by_id: dict[str, dict[str, Chunk]] = {}
         self._collections: dict[str, Any] = {}
         self._lexical: dict[str, Lexical] = {}
+        self._mentions: dict[str, MentionIndex | None] = {}
         # One ask embeds its question for every retrieval (the site's own, a retry, one page) and for compression:
         # the model runs once per question.
         self.query_vector: Callable[[str], list[float]] = functools.lru_cache(maxsize=QUERY_VECTORS)(embedder.embed_query)
@@ -146,6 +151,15 @@ class Index:
 
     def _bm25_dir(self, site: str) -> Path:
         return self.data_dir / "bm25" / site
+
+    def _mentions_dir(self, site: str) -> Path:
+        return self.data_dir / "mentions" / site
+
+    def mentions(self, site: str) -> MentionIndex | None:
+        """What other pages say about the site's sections; None for a site crawled before mentions were kept."""
+        if site not in self._mentions:
+            self._mentions[site] = MentionIndex.load(self._mentions_dir(site))
+        return self._mentions[site]
 
     def _read_manifest(self, site: str) -> _Manifest | None:
         try:
@@ -206,7 +220,7 @@ class Index:
         except Exception:  # chromadb raises different errors for a missing collection across versions
             log.debug("no collection to drop for %s", site)
         self._manifest_path(site).unlink(missing_ok=True)
-        for cache in (self._manifests, self._by_id, self._collections, self._lexical):
+        for cache in (self._manifests, self._by_id, self._collections, self._lexical, self._mentions):
             cache.pop(site, None)
 
     def build(
@@ -217,13 +231,15 @@ class Index:
         progress: Progress | None = None,
         *,
         rebuild: bool = False,
+        mentions: Sequence[Mention] | None = None,
     ) -> IndexStats:
         """Chunk, embed what changed, upsert, delete what vanished, then commit the manifest.
 
         ``progress(done, total)`` is called before the first and after every stored
         embedding batch. ``rebuild`` drops the site first (needed after a model
         change, whose vectors may differ in dimension), so unlike an ordinary
-        run an interrupted rebuild leaves the site unindexed.
+        run an interrupted rebuild leaves the site unindexed. ``mentions`` (default: the crawl's, from the data
+        dir) become the sections' mention index.
         """
         started = time.perf_counter()
         if rebuild:
@@ -283,6 +299,11 @@ class Index:
         if lex is None or lex.set_hash != _set_hash(chunks):
             lex = _build_lexical(chunks)
             lex.save(self._bm25_dir(site))
+        said = mentions if mentions is not None else load_mentions(self.data_dir, site)
+        if said is not None:
+            built = MentionIndex.build(said, sections, amap, chunks)
+            built.save(self._mentions_dir(site))
+            self._mentions[site] = built
         manifest = _Manifest(site, self.embedder.name, self.embedder.dim, tuple(chunks))
         write_atomic(self._manifest_path(site), json.dumps({
             "format_version": MANIFEST_VERSION, "site": site, "embedding_model": manifest.model,
@@ -336,6 +357,19 @@ class Index:
                     hits.append((chunk, 1.0 - float(distance)))
         hits.sort(key=lambda h: -h[1])
         return hits[:k]
+
+    def chunk_scores(self, query: str, site: str, ids: Sequence[str]) -> tuple[list[float], list[float]]:
+        """(cosine, BM25 score) of ``query`` against each of the site's chunks ``ids``, wherever they rank (for
+        the ranker's features: the lists above hold only each retriever's best)."""
+        if not ids:
+            return [], []
+        got = self._collection(site).get(ids=list(ids), include=["embeddings"])
+        vectors = dict(zip(got["ids"], got["embeddings"]))
+        q = np.asarray(self.query_vector(query), dtype=float)
+        q /= np.linalg.norm(q) or 1.0
+        cosines = [float(np.dot(q, v) / (np.linalg.norm(v) or 1.0)) if (v := vectors.get(i)) is not None else 0.0
+                   for i in ids]
+        return cosines, self._lexical_index(site).scores_of(query, ids)
 
     def doc_freq(self, site: str) -> tuple[dict[str, int], int]:
         """Document frequency of every token in the site's chunks, and the number of chunks (from BM25)."""
