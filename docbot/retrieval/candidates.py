@@ -1,0 +1,84 @@
+"""One question's retrieval lists (:class:`Fused`), and the ranker's features of its candidate sections.
+
+:class:`CandidateFeatures` gathers, for each candidate, what retrieval saw of it (its fused score and rank in
+each list; its own cosine and BM25 score read from the index wherever it ranked; what other pages say about
+it) and the section itself, and turns them into rows of :data:`docbot.retrieval.features.FEATURES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from docbot.indexing.chunk import Chunk
+from docbot.retrieval import features as feat
+
+
+@dataclass(slots=True)
+class Fused:
+    """One question's retrieval lists and their fusion, before any ordering."""
+
+    dense: list[tuple[Chunk, float]]
+    lexical: list[tuple[Chunk, float]]
+    pool: int
+    site_of: dict[str, str] = field(default_factory=dict)
+    best_dense: dict[str, float] = field(default_factory=dict)
+    best_lex: dict[str, float] = field(default_factory=dict)
+    mention: dict[str, float] = field(default_factory=dict)
+    dense_keys: list[str] = field(default_factory=list)
+    lexical_keys: list[str] = field(default_factory=list)
+    mention_keys: list[str] = field(default_factory=list)
+    fused: dict[str, float] = field(default_factory=dict)
+
+
+def text_key(text: str) -> str:
+    return " ".join(text.split())
+
+
+class CandidateFeatures:
+    """Feature rows for candidate sections; keeps per-site tables (how often each text repeats)."""
+
+    def __init__(self, index: Any) -> None:
+        self.index = index
+        self._repeats: dict[str, dict[str, int]] = {}
+
+    def rows(self, query: str, site: str, keys: Sequence[str], f: Fused, table: Mapping[str, list[Chunk]],
+             mentions: Any, doc_freq: tuple[dict[str, int], int]) -> list[tuple[float, ...]]:
+        """One row per key (deep URLs of one site's sections, in retrieval's order)."""
+        dense_rank = {key: i for i, key in enumerate(f.dense_keys, start=1)}
+        lexical_rank = {key: i for i, key in enumerate(f.lexical_keys, start=1)}
+        mention_rank = {key: i for i, key in enumerate(f.mention_keys, start=1)}
+        said = mentions.scores(query, keys) if mentions is not None else [0.0] * len(keys)
+        inlinks = mentions.inlinks if mentions is not None else {}
+        repeats = self._repeated(site, table)
+        pairs = [(key, p.id) for key in keys for p in table[key]]
+        scores_of = getattr(self.index, "chunk_scores", None)  # every candidate's own scores, where it ranks
+        cosine, bm25 = scores_of(query, site, [cid for _, cid in pairs]) if scores_of is not None else ([], [])
+        best_cos: dict[str, float] = {}
+        best_bm25: dict[str, float] = {}
+        for (key, _), c, b in zip(pairs, cosine, bm25):
+            best_cos[key] = max(best_cos.get(key, -1.0), c)
+            best_bm25[key] = max(best_bm25.get(key, 0.0), b)
+        evidence, sections = [], []
+        for i, key in enumerate(keys):
+            evidence.append(feat.Evidence(key, f.fused[key], i, best_cos.get(key, f.best_dense.get(key, 0.0)),
+                                          dense_rank.get(key, 0), best_bm25.get(key, f.best_lex.get(key, 0.0)),
+                                          lexical_rank.get(key, 0), said[i], mention_rank.get(key, 0),
+                                          inlinks.get(key, 0)))
+            parts = table[key]
+            text = "\n\n".join(p.text for p in parts)
+            head = parts[0]
+            sections.append(feat.Section(head.url, head.title, head.path, text, head.kind, head.source_type,
+                                         repeats.get(text_key(text), 1)))
+        return feat.rows(query, evidence, sections, *doc_freq)
+
+    def _repeated(self, site: str, table: Mapping[str, list[Chunk]]) -> dict[str, int]:
+        """How many of the site's sections hold each text (pages that include the same text)."""
+        if site not in self._repeats:
+            counts: dict[str, int] = {}
+            for parts in table.values():
+                key = text_key("\n\n".join(p.text for p in parts))
+                counts[key] = counts.get(key, 0) + 1
+            self._repeats[site] = counts
+        return self._repeats[site]
