@@ -31,7 +31,7 @@ TINY_WORDS = 40  # a section shorter than this brings its parent's lead
 LEAD_WORDS = 80  # how much of the parent's lead it brings
 BOOST_WEIGHT = 1.0  # weight of the "cited earlier in the conversation" list in the fusion
 MENTION_POOL = 20  # sections taken from what other pages say about them (docbot.indexing.mentions)
-MENTION_WEIGHT = 1.0  # their list's weight in the fusion
+MENTION_WEIGHT = 0.0  # their list's weight in the fusion (0: a ranker feature only; see docs/experiments.md)
 LISTING_CODE_SHARE = 0.95  # a page whose text is at least this share code is a source listing
 # Preferences among sections whose evidence is alike. They reorder, they never change a hit's score
 # (the evidence, which the gate and the clarify rule read). Fused RRF scores are compressed: the top of
