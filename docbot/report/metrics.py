@@ -88,6 +88,7 @@ class QuestionResult:
     live_reasons: tuple[str, ...] = ()
     error: str | None = None
     answer: str = ""  # the answer text, for the answer figures
+    flagged: bool = False  # answered with the "may not cover" line (docbot.answering.gate.FLAG_LINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +191,8 @@ class Metrics:
     page_hit3: float | None
     refusal: float | None  # out-of-scope questions answered not_covered
     false_refusal: float | None  # in-scope questions answered not_covered
+    flagged: float | None = None  # out-of-scope questions refused or answered flagged
+    false_flag: float | None = None  # in-scope questions answered flagged
     cases: int = 0
     repair: float | None = None
     repair_by_category: Mapping[str, float | None] = field(default_factory=dict)
@@ -215,6 +218,8 @@ class Metrics:
             "page_hit3": r(self.page_hit3),
             "refusal": r(self.refusal),
             "false_refusal": r(self.false_refusal),
+            "flagged": r(self.flagged),
+            "false_flag": r(self.false_flag),
             "cases": self.cases,
             "repair": r(self.repair),
             "repair_by_category": {k: r(v) for k, v in sorted(self.repair_by_category.items())},
@@ -238,6 +243,8 @@ def _question_rates(results: Sequence[QuestionResult]) -> dict[str, float | None
         "page_hit3": rate(sum(is_page_hit(r, 3) for r in inside), len(inside)),
         "refusal": rate(sum(r.status == NOT_COVERED for r in outside), len(outside)),
         "false_refusal": rate(sum(r.status == NOT_COVERED for r in inside), len(inside)),
+        "flagged": rate(sum(r.status == NOT_COVERED or r.flagged for r in outside), len(outside)),
+        "false_flag": rate(sum(r.flagged for r in inside), len(inside)),
     }
 
 

@@ -52,3 +52,15 @@ def test_leave_one_site_out_never_sees_the_held_out_site() -> None:
 
 def test_fit_is_deterministic() -> None:
     assert fit(examples()) == fit(examples())
+
+
+def test_flag_threshold_flags_at_most_the_allowed_share_of_answerable_questions() -> None:
+    from docbot.answering.gate_fit import MAX_FIT_FLAG, flag_threshold
+
+    inside = [float(i) for i in range(100)]
+    cut = flag_threshold(inside)
+    assert sum(s < cut for s in inside) <= MAX_FIT_FLAG * len(inside) < sum(s < cut + 1.0 for s in inside)
+    model = fit(examples())
+    assert model.flag_at >= model.threshold
+    flagged = [e for e in examples() if model.threshold <= model.score(e.scaled) < model.flag_at]
+    assert sum(e.in_scope for e in flagged) <= MAX_FIT_FLAG * 30
