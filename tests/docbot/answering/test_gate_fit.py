@@ -20,8 +20,8 @@ def examples() -> list[Example]:
 
 def test_threshold_refuses_at_most_the_allowed_share_of_answerable_questions() -> None:
     inside = [float(i) for i in range(100)]
-    cut = threshold(inside, [-5.0, 1.5, 50.0])
-    assert sum(s < cut for s in inside) <= MAX_FIT_REFUSAL * len(inside)
+    assert sum(s < threshold(inside, [-5.0, 1.5, 50.0]) for s in inside) <= MAX_FIT_REFUSAL * len(inside)
+    cut = threshold(inside, [-5.0, 1.5, 50.0], max_refusal=0.02)
     # centred in the gap between the lowest answerable score kept and the out-of-scope score under it
     assert cut == pytest.approx((2.0 + 1.5) / 2)
 
