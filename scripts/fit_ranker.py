@@ -53,7 +53,7 @@ def collect(sets: list[list[str]], mention_weight: float) -> list[Labelled]:
             weak = [t.deep_url for t in targets if not t.strong]
             out.append(Labelled(q.site, q.id, tuple(rows[i] for i in kept), tuple(right(key) for key in kept_keys),
                                 tuple(right(t.deep_url) for t in targets if t.strong), tuple(right(w) for w in weak),
-                                tuple(kept_keys.index(w) if w in kept_keys else -1 for w in weak)))
+                                tuple(kept_keys.index(w) if w in kept_keys else -1 for w in weak), tuple(kept_keys)))
             print(f"\r{q.site} {q.id}", end="", file=sys.stderr)
     print(file=sys.stderr)
     return out
@@ -62,18 +62,22 @@ def collect(sets: list[list[str]], mention_weight: float) -> list[Labelled]:
 def table(questions: list[Labelled], l2: float, depth: int) -> None:
     shipped = fit(questions, l2, depth)
     folds = leave_one_site_out(questions, l2, depth)
-    print(f"{'site':11} {'n':>4} {'retrieval h@3/h@1':>18} {'in sample':>12} {'held out':>12} {'ceiling':>12}")
-    total = [0] * 9
+    print(f"{'site':11} {'n':>4} {'retrieval h@3/h@1':>18} {'in sample':>12} {'held out':>12} "
+          f"{f'ceiling@{depth}':>12} {f'ceiling@{COLLECT_DEPTH}':>12}")
+    total = [0] * 11
     for site, fold in folds.items():
         mine = [q for q in questions if q.site == site]
         base, ins, held = evaluate(None, mine), evaluate(shipped, mine), evaluate(fold, mine)
-        ceil = [sum(ceiling(q, depth)[j] for q in mine) for j in (0, 1)]
+        ceil = [sum(ceiling(q, d)[j] for q in mine) for d in (depth, COLLECT_DEPTH) for j in (0, 1)]
         row = [len(mine), *base, *ins, *held, *ceil]
         total = [a + b for a, b in zip(total, row)]
-        print(f"{site:11} {row[0]:>4} {row[1]:>9}/{row[2]:<8} {row[3]:>6}/{row[4]:<5} {row[5]:>6}/{row[6]:<5} "
-              f"{row[7]:>6}/{row[8]:<5}")
-    t = total
-    print(f"{'all':11} {t[0]:>4} {t[1]:>9}/{t[2]:<8} {t[3]:>6}/{t[4]:<5} {t[5]:>6}/{t[6]:<5} {t[7]:>6}/{t[8]:<5}")
+        print(_line(site, row))
+    print(_line("all", total))
+
+
+def _line(name: str, r: list[int]) -> str:
+    return (f"{name:11} {r[0]:>4} {r[1]:>9}/{r[2]:<8} {r[3]:>6}/{r[4]:<5} {r[5]:>6}/{r[6]:<5} {r[7]:>6}/{r[8]:<5} "
+            f"{r[9]:>6}/{r[10]:<5}")
 
 
 def main() -> int:

@@ -306,6 +306,8 @@ class Thresholds:
     hit3: float | None = None
     refusal: float | None = None
     false_refusal: float | None = None  # maximum
+    flagged: float | None = None  # minimum % of out-of-scope questions refused or flagged
+    false_flag: float | None = None  # maximum % of in-scope questions flagged
     repair: float | None = None
     ece: float | None = None  # maximum expected calibration error of confidence (0-1), held out when measured
     facts: float | None = None  # minimum % of required facts the answers cover (the crude rule of docbot.report.facts)
@@ -317,14 +319,15 @@ class Thresholds:
 def check_thresholds(metrics: Metrics, thresholds: Thresholds) -> list[str]:
     """One message per figure outside its threshold; empty when the report passes."""
     failures: list[str] = []
-    for name in ("link_validity", "hit1", "hit3", "refusal", "repair"):
+    for name in ("link_validity", "hit1", "hit3", "refusal", "flagged", "repair"):
         want = getattr(thresholds, name)
         got = getattr(metrics, name)
         if want is not None and got is not None and got < want - 1e-9:
             failures.append(f"{name} {got:.1f}% is below the minimum {want:g}%")
-    want = thresholds.false_refusal
-    if want is not None and metrics.false_refusal is not None and metrics.false_refusal > want + 1e-9:
-        failures.append(f"false_refusal {metrics.false_refusal:.1f}% is above the maximum {want:g}%")
+    for name in ("false_refusal", "false_flag"):
+        want, got = getattr(thresholds, name), getattr(metrics, name)
+        if want is not None and got is not None and got > want + 1e-9:
+            failures.append(f"{name} {got:.1f}% is above the maximum {want:g}%")
     covered = metrics.answers.get("facts_covered")
     if thresholds.facts is not None and covered is not None and covered < thresholds.facts - 1e-9:
         failures.append(f"facts covered {covered:.1f}% is below the minimum {thresholds.facts:g}%")

@@ -11,8 +11,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from docbot.indexing.chunk import Chunk
 from docbot.retrieval import features as feat
+
+
+MAX_HEADING_VECTORS = 50_000
 
 
 @dataclass(slots=True)
@@ -29,6 +34,7 @@ class Fused:
     dense_keys: list[str] = field(default_factory=list)
     lexical_keys: list[str] = field(default_factory=list)
     mention_keys: list[str] = field(default_factory=list)
+    boosted: list[str] = field(default_factory=list)  # sections cited earlier in the conversation
     fused: dict[str, float] = field(default_factory=dict)
 
 
@@ -42,6 +48,24 @@ class CandidateFeatures:
     def __init__(self, index: Any) -> None:
         self.index = index
         self._repeats: dict[str, dict[str, int]] = {}
+        self._heading_vectors: dict[str, Any] = {}  # a section's "Page › Section" path, embedded once
+
+    def _heading_cosines(self, query: str, labels: Sequence[str]) -> list[float]:
+        """Cosine of the question to each section's title path, by the index's own model (0s without one)."""
+        embedder = getattr(self.index, "embedder", None)
+        query_vector = getattr(self.index, "query_vector", None)
+        if embedder is None or query_vector is None or not labels:
+            return [0.0] * len(labels)
+        missing = [label for label in dict.fromkeys(labels) if label not in self._heading_vectors]
+        if missing:
+            if len(self._heading_vectors) > MAX_HEADING_VECTORS:
+                self._heading_vectors.clear()
+            for label, vector in zip(missing, embedder.embed_documents(missing)):
+                v = np.asarray(vector, dtype=float)
+                self._heading_vectors[label] = v / (np.linalg.norm(v) or 1.0)
+        q = np.asarray(query_vector(query), dtype=float)
+        q /= np.linalg.norm(q) or 1.0
+        return [float(q @ self._heading_vectors[label]) for label in labels]
 
     def rows(self, query: str, site: str, keys: Sequence[str], f: Fused, table: Mapping[str, list[Chunk]],
              mentions: Any, doc_freq: tuple[dict[str, int], int]) -> list[tuple[float, ...]]:
@@ -60,12 +84,13 @@ class CandidateFeatures:
         for (key, _), c, b in zip(pairs, cosine, bm25):
             best_cos[key] = max(best_cos.get(key, -1.0), c)
             best_bm25[key] = max(best_bm25.get(key, 0.0), b)
+        headings = self._heading_cosines(query, [" › ".join(table[key][0].path) for key in keys])
         evidence, sections = [], []
         for i, key in enumerate(keys):
             evidence.append(feat.Evidence(key, f.fused[key], i, best_cos.get(key, f.best_dense.get(key, 0.0)),
                                           dense_rank.get(key, 0), best_bm25.get(key, f.best_lex.get(key, 0.0)),
                                           lexical_rank.get(key, 0), said[i], mention_rank.get(key, 0),
-                                          inlinks.get(key, 0)))
+                                          inlinks.get(key, 0), headings[i]))
             parts = table[key]
             text = "\n\n".join(p.text for p in parts)
             head = parts[0]

@@ -21,7 +21,7 @@ from docbot.text.words import tokenize
 SOURCE_TYPES = ("API reference", "Guides", "Tutorials", "Examples", "FAQ", "Release notes")  # "Other": all zero
 FEATURES = (
     "fused", "order", "dense", "dense_rank", "lexical", "lexical_rank", "mention", "mention_rank", "inlinks",
-    "title", "path", "coverage", "rarest", "page_candidates", "page_first", "words", "depth", "api", "repeated",
+    "title", "path", "heading_cosine", "coverage", "rarest", "page_candidates", "page_first", "words", "depth", "api", "repeated",
     *(f"type:{t}" for t in SOURCE_TYPES),
 )
 MIN_PREFIX = 4
@@ -43,6 +43,7 @@ class Evidence:
     mention: float = 0.0
     mention_rank: int = 0
     inlinks: int = 0
+    heading: float = 0.0  # cosine of the question to the section's "Page › Section" path
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +100,7 @@ def rows(query: str, evidence: Sequence[Evidence], sections: Sequence[Section], 
     top_dense = max((e.dense for e in evidence), default=0.0)
     top_lexical = max((e.lexical for e in evidence), default=0.0) or 1.0
     top_mention = max((e.mention for e in evidence), default=0.0) or 1.0
+    top_heading = max((e.heading for e in evidence), default=0.0)
     per_page: dict[str, int] = {}
     first_on_page: dict[str, int] = {}
     for i, s in enumerate(sections):
@@ -120,6 +122,7 @@ def rows(query: str, evidence: Sequence[Evidence], sections: Sequence[Section], 
             math.log(1 + e.inlinks),
             heading_match(stems, content_stems(s.title)),
             heading_match(stems, content_stems(" ".join(s.path[:-1]))),
+            e.heading - top_heading,
             cover,
             1.0 if rarest is not None and rarest in tokens else 0.0,
             math.log(per_page[s.url]),

@@ -262,7 +262,9 @@ class Retriever:
         preferred = {key: score * self._preference(f.site_of[key], key) for key, score in f.fused.items()}  # the order
         depth = max(3 * k, k + 10, self.ranker.depth if self.ranker else 0)
         ranked = sorted(preferred, key=lambda key: -preferred[key])[:depth]
-        if self.ranker is not None and len(names) == 1 and not within and len(ranked) > 1:
+        # The ranker orders a fresh question's candidates; a follow-up keeps the order that favours what the
+        # conversation cited before (the ranker was never fitted on conversations).
+        if self.ranker is not None and len(names) == 1 and not within and not f.boosted and len(ranked) > 1:
             top = ranked[: self.ranker.depth]
             order = self.ranker.order(self._rows(query, names[0], top, f))
             ranked = [top[i] for i in order] + ranked[len(top):]
@@ -317,9 +319,9 @@ class Retriever:
         lists: list[tuple[Sequence[str], float]] = [(f.dense_keys, 1.0), (f.lexical_keys, 1.0)]
         if f.mention_keys and self.mention_weight > 0:
             lists.append((f.mention_keys, self.mention_weight))
-        boosted = [b for b in boost if b in f.site_of]
-        if boosted:
-            lists.append((boosted, BOOST_WEIGHT))
+        f.boosted = [b for b in boost if b in f.site_of]
+        if f.boosted:
+            lists.append((f.boosted, BOOST_WEIGHT))
         f.fused = rrf(lists)  # the evidence: each hit's score
         return f
 

@@ -20,7 +20,7 @@ from docbot.retrieval.features import FEATURES
 from docbot.retrieval.ranker import DEPTH, Ranker
 
 ANSWER_SECTIONS = 5  # the pipeline's k
-L2 = 1.0  # penalty on the standardised weights (chosen leave one site out: scripts/fit_ranker.py --l2)
+L2 = 10.0  # penalty on the standardised weights (chosen leave one site out among 0.3-10: scripts/fit_ranker.py --l2)
 ITERATIONS = 50
 
 
@@ -40,16 +40,19 @@ class Labelled:
     explicit: tuple[bool, ...] = ()
     weak: tuple[bool, ...] = ()
     weak_at: tuple[int, ...] = ()
+    keys: tuple[str, ...] = ()  # the candidates' deep URLs (for reading what was ranked)
 
     def to_json(self) -> dict[str, Any]:
         return {"site": self.site, "id": self.id, "rows": [list(r) for r in self.rows], "labels": list(self.labels),
-                "explicit": list(self.explicit), "weak": list(self.weak), "weak_at": list(self.weak_at)}
+                "explicit": list(self.explicit), "weak": list(self.weak), "weak_at": list(self.weak_at),
+                "keys": list(self.keys)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Labelled:
         return cls(str(data["site"]), str(data["id"]), tuple(tuple(map(float, r)) for r in data["rows"]),
                    tuple(map(bool, data["labels"])), tuple(map(bool, data.get("explicit", ()))),
-                   tuple(map(bool, data.get("weak", ()))), tuple(map(int, data.get("weak_at", ()))))
+                   tuple(map(bool, data.get("weak", ()))), tuple(map(int, data.get("weak_at", ()))),
+                   tuple(map(str, data.get("keys", ()))))
 
 
 def final_labels(q: Labelled, order: Sequence[int], k: int = ANSWER_SECTIONS) -> list[bool]:
