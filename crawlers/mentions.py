@@ -88,9 +88,9 @@ def _entry_terms(block: etree._Element, main: etree._Element) -> list[str]:
     return terms
 
 
-def _sentence(block_text: str, link_text: str) -> str:
-    """The sentence of ``block_text`` that holds ``link_text``, cut to :data:`MAX_CONTEXT_WORDS` around it."""
-    sentences = _SENTENCE.split(block_text)
+def _sentence(block_text: str, sentences: Sequence[str], link_text: str) -> str:
+    """The sentence of ``block_text`` (split into ``sentences``) that holds ``link_text``, cut to
+    :data:`MAX_CONTEXT_WORDS` around it."""
     chosen = next((s for s in sentences if link_text in s), block_text)
     words = chosen.split()
     if len(words) <= MAX_CONTEXT_WORDS:
@@ -125,7 +125,7 @@ def page_mentions(main: etree._Element, resolve: Callable[[str], str | None],
     """Every link of the main region outside chrome, as (target, text, sentence); ``resolve(href)`` makes a
     link absolute (or returns None to skip it). Repeats of the same (target, text, sentence) are dropped."""
     out: dict[RawMention, None] = {}
-    texts: dict[etree._Element, str] = {}
+    texts: dict[etree._Element, tuple[str, list[str], int]] = {}  # a block's text, its sentences, its words
     verdicts: dict[etree._Element, bool] = {}
     for a in main.iter("a"):
         href = a.get("href")
@@ -140,13 +140,14 @@ def page_mentions(main: etree._Element, resolve: Callable[[str], str | None],
         block = _block(a, main)
         context = ""
         if block is not None:
-            if block not in texts:
-                texts[block] = _clean(text_of(block))
-            context = _sentence(texts[block], text)
+            if block not in texts:  # read once per block: a paragraph or table row may hold many links
+                whole = _clean(text_of(block))
+                texts[block] = (whole, _SENTENCE.split(whole), len(whole.split()))
+            whole, sentences, words = texts[block]
+            context = _sentence(whole, sentences, text)
             # An entry (a short list item or definition term) is named by the entries it is nested under; a
             # paragraph of prose in a definition is not (its term may be a long API signature).
-            terms = _entry_terms(block, main) if block.tag in ENTRY_BLOCKS and len(
-                texts[block].split()) <= MAX_ENTRY_WORDS else []
+            terms = _entry_terms(block, main) if block.tag in ENTRY_BLOCKS and words <= MAX_ENTRY_WORDS else []
             if terms:
                 context = " › ".join([*reversed(terms), context])
         out.setdefault((target, text, context if context != text else ""), None)
