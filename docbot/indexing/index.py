@@ -8,7 +8,8 @@ The only module that talks to Chroma. Layout in the data directory:
 - ``index/<site>.json``: the chunk manifest (model, dim, every chunk), written
   atomically at the end of a build: the commit point of an index run.
 - ``bm25/<site>/``: the BM25 index (see :mod:`docbot.indexing.bm25`).
-- ``mentions/<site>/``: what other pages say about each section (see :mod:`docbot.indexing.mentions`).
+- ``mentions/<site>/``, ``headings/<site>/``: what the ranker reads besides the chunks (see
+  :mod:`docbot.indexing.ranking_data`).
 
 A build upserts new and changed chunks before deleting removed ones and only
 then replaces the manifest, so an interrupted run leaves the previous index
@@ -31,12 +32,14 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from crawlers.model import AnchorMap, Mention, SectionText, load_mentions, write_atomic
+from crawlers.model import AnchorMap, Mention, SectionText, write_atomic
 from docbot.indexing.chunk import Chunk, chunk_sections
 from docbot.indexing.embed import Embedder, batched
 from docbot.errors import EmbeddingMismatch, IndexMissing
 from docbot.indexing.bm25 import Lexical, chunk_set_hash
+from docbot.indexing.headings import HeadingVectors
 from docbot.indexing.mentions import MentionIndex
+from docbot.indexing.ranking_data import RankingData
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +117,7 @@ class Index:
         self._by_id: dict[str, dict[str, Chunk]] = {}
         self._collections: dict[str, Any] = {}
         self._lexical: dict[str, Lexical] = {}
-        self._mentions: dict[str, MentionIndex | None] = {}
+        self.ranking = RankingData(self.data_dir, embedder)  # mentions and heading vectors, for the ranker
         # One ask embeds its question for every retrieval (the site's own, a retry, one page) and for compression:
         # the model runs once per question.
         self.query_vector: Callable[[str], list[float]] = functools.lru_cache(maxsize=QUERY_VECTORS)(embedder.embed_query)
@@ -152,14 +155,11 @@ class Index:
     def _bm25_dir(self, site: str) -> Path:
         return self.data_dir / "bm25" / site
 
-    def _mentions_dir(self, site: str) -> Path:
-        return self.data_dir / "mentions" / site
-
     def mentions(self, site: str) -> MentionIndex | None:
-        """What other pages say about the site's sections; None for a site crawled before mentions were kept."""
-        if site not in self._mentions:
-            self._mentions[site] = MentionIndex.load(self._mentions_dir(site))
-        return self._mentions[site]
+        return self.ranking.mentions(site)
+
+    def headings(self, site: str) -> HeadingVectors | None:
+        return self.ranking.headings(site)
 
     def _read_manifest(self, site: str) -> _Manifest | None:
         try:
@@ -220,8 +220,9 @@ class Index:
         except Exception:  # chromadb raises different errors for a missing collection across versions
             log.debug("no collection to drop for %s", site)
         self._manifest_path(site).unlink(missing_ok=True)
-        for cache in (self._manifests, self._by_id, self._collections, self._lexical, self._mentions):
+        for cache in (self._manifests, self._by_id, self._collections, self._lexical):
             cache.pop(site, None)
+        self.ranking.forget(site)
 
     def build(
         self,
@@ -299,11 +300,7 @@ class Index:
         if lex is None or lex.set_hash != _set_hash(chunks):
             lex = _build_lexical(chunks)
             lex.save(self._bm25_dir(site))
-        said = mentions if mentions is not None else load_mentions(self.data_dir, site)
-        if said is not None:
-            built = MentionIndex.build(said, sections, amap, chunks)
-            built.save(self._mentions_dir(site))
-            self._mentions[site] = built
+        self.ranking.build(site, sections, amap, chunks, mentions)
         manifest = _Manifest(site, self.embedder.name, self.embedder.dim, tuple(chunks))
         write_atomic(self._manifest_path(site), json.dumps({
             "format_version": MANIFEST_VERSION, "site": site, "embedding_model": manifest.model,

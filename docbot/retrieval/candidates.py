@@ -50,12 +50,18 @@ class CandidateFeatures:
         self._repeats: dict[str, dict[str, int]] = {}
         self._heading_vectors: dict[str, Any] = {}  # a section's "Page › Section" path, embedded once
 
-    def _heading_cosines(self, query: str, labels: Sequence[str]) -> list[float]:
-        """Cosine of the question to each section's title path, by the index's own model (0s without one)."""
+    def _heading_cosines(self, query: str, site: str, paths: Sequence[tuple[str, ...]]) -> list[float]:
+        """Cosine of the question to each section's title path, by the index's own model (0s without one): read
+        from the index when it embedded them, else embedded here once."""
         embedder = getattr(self.index, "embedder", None)
         query_vector = getattr(self.index, "query_vector", None)
-        if embedder is None or query_vector is None or not labels:
-            return [0.0] * len(labels)
+        if embedder is None or query_vector is None or not paths:
+            return [0.0] * len(paths)
+        stored = getattr(self.index, "headings", lambda site: None)(site)
+        known = stored.cosines(query_vector(query), paths) if stored is not None else [None] * len(paths)
+        if all(c is not None for c in known):
+            return [float(c or 0.0) for c in known]
+        labels = [" › ".join(p) for p in paths]
         missing = [label for label in dict.fromkeys(labels) if label not in self._heading_vectors]
         if missing:
             if len(self._heading_vectors) > MAX_HEADING_VECTORS:
@@ -65,7 +71,7 @@ class CandidateFeatures:
                 self._heading_vectors[label] = v / (np.linalg.norm(v) or 1.0)
         q = np.asarray(query_vector(query), dtype=float)
         q /= np.linalg.norm(q) or 1.0
-        return [float(q @ self._heading_vectors[label]) for label in labels]
+        return [float(c) if c is not None else float(q @ self._heading_vectors[label]) for c, label in zip(known, labels)]
 
     def rows(self, query: str, site: str, keys: Sequence[str], f: Fused, table: Mapping[str, list[Chunk]],
              mentions: Any, doc_freq: tuple[dict[str, int], int]) -> list[tuple[float, ...]]:
@@ -84,7 +90,7 @@ class CandidateFeatures:
         for (key, _), c, b in zip(pairs, cosine, bm25):
             best_cos[key] = max(best_cos.get(key, -1.0), c)
             best_bm25[key] = max(best_bm25.get(key, 0.0), b)
-        headings = self._heading_cosines(query, [" › ".join(table[key][0].path) for key in keys])
+        headings = self._heading_cosines(query, site, [table[key][0].path for key in keys])
         evidence, sections = [], []
         for i, key in enumerate(keys):
             evidence.append(feat.Evidence(key, f.fused[key], i, best_cos.get(key, f.best_dense.get(key, 0.0)),
