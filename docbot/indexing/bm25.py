@@ -13,7 +13,7 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,19 @@ def chunk_set_hash(pairs: Sequence[tuple[str, str]]) -> str:
     for cid, chash in pairs:
         h.update(f"{cid}:{chash}\n".encode())
     return h.hexdigest()
+
+
+def replace_dir(directory: Path, write: Callable[[Path], None]) -> None:
+    """Fill a sibling temp dir with ``write``, then swap it in for ``directory``: a crash never leaves half of one."""
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    write(tmp)
+    old = directory.with_name(f".{directory.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if directory.exists():
+        os.replace(directory, old)
+    os.replace(tmp, directory)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 class Lexical:
@@ -91,18 +104,13 @@ class Lexical:
 
     def save(self, directory: Path) -> None:
         """Write to a sibling temp dir, then swap it in, so a crash never leaves a half index."""
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-        if self.retriever is not None:
-            self.retriever.save(str(tmp), show_progress=False)
-        meta = {"ids": self.ids, "set_hash": self.set_hash, "tokenizer": TOKENIZER}
-        (tmp / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
-        old = directory.with_name(f".{directory.name}.old")
-        shutil.rmtree(old, ignore_errors=True)
-        if directory.exists():
-            os.replace(directory, old)
-        os.replace(tmp, directory)
-        shutil.rmtree(old, ignore_errors=True)
+        def write(tmp: Path) -> None:
+            if self.retriever is not None:
+                self.retriever.save(str(tmp), show_progress=False)
+            meta = {"ids": self.ids, "set_hash": self.set_hash, "tokenizer": TOKENIZER}
+            (tmp / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
+
+        replace_dir(directory, write)
 
     @classmethod
     def load(cls, directory: Path) -> Lexical | None:

@@ -10,15 +10,13 @@ the caller gives.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from docbot.indexing.bm25 import replace_dir
 from docbot.indexing.chunk import PATH_SEPARATOR, Chunk
 
 META_FILE = "headings.json"
@@ -61,16 +59,11 @@ class HeadingVectors:
 
     def save(self, directory: Path) -> None:
         """Write to a sibling temp dir, then swap it in."""
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-        np.save(tmp / VECTORS_FILE, self.vectors)
-        (tmp / META_FILE).write_text(json.dumps({"model": self.model, "labels": self.labels}), encoding="utf-8")
-        old = directory.with_name(f".{directory.name}.old")
-        shutil.rmtree(old, ignore_errors=True)
-        if directory.exists():
-            os.replace(directory, old)
-        os.replace(tmp, directory)
-        shutil.rmtree(old, ignore_errors=True)
+        def write(tmp: Path) -> None:
+            np.save(tmp / VECTORS_FILE, self.vectors)
+            (tmp / META_FILE).write_text(json.dumps({"model": self.model, "labels": self.labels}), encoding="utf-8")
+
+        replace_dir(directory, write)
 
     @classmethod
     def load(cls, directory: Path) -> HeadingVectors | None:

@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from crawlers.model import AnchorMap, Mention, SectionText
-from docbot.indexing.bm25 import Lexical
+from docbot.indexing.bm25 import Lexical, replace_dir
 from docbot.indexing.chunk import Chunk, resolve_anchors
 
 MAX_TEXTS = 60  # distinct mention texts kept per section (a much-linked API entry has hundreds, mostly alike)
@@ -91,16 +88,11 @@ class MentionIndex:
 
     def save(self, directory: Path) -> None:
         """Write to a sibling temp dir, then swap it in (as :meth:`Lexical.save` does)."""
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-        self.lexical.save(tmp / "bm25")
-        (tmp / META_FILE).write_text(json.dumps({"format": FORMAT, "inlinks": self.inlinks}), encoding="utf-8")
-        old = directory.with_name(f".{directory.name}.old")
-        shutil.rmtree(old, ignore_errors=True)
-        if directory.exists():
-            os.replace(directory, old)
-        os.replace(tmp, directory)
-        shutil.rmtree(old, ignore_errors=True)
+        def write(tmp: Path) -> None:
+            self.lexical.save(tmp / "bm25")
+            (tmp / META_FILE).write_text(json.dumps({"format": FORMAT, "inlinks": self.inlinks}), encoding="utf-8")
+
+        replace_dir(directory, write)
 
     @classmethod
     def load(cls, directory: Path) -> MentionIndex | None:

@@ -38,7 +38,7 @@ def test_heading_vectors_embed_each_path_once_and_reuse_them(tmp_path: Path) -> 
 
 
 def test_ranking_data_builds_both_and_opens_them_again(tmp_path: Path) -> None:
-    from tests.docbot.indexing.test_mentions import MENTIONS, texts
+    from tests.docbot.indexing.test_mention_index import MENTIONS, texts
 
     data = RankingData(tmp_path, HashEmbedder())
     assert data.mentions("demo") is None and data.headings("demo") is None
