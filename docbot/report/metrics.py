@@ -341,12 +341,14 @@ def question_failures(result: QuestionResult) -> list[str]:
         reasons.append(f"error: {result.error}")
     if result.question.kind == OUT_OF_SCOPE:
         if result.status != NOT_COVERED:
-            reasons.append("out of scope but answered")
+            reasons.append("out of scope, answered flagged" if result.flagged else "out of scope but answered")
     else:
         if result.status == NOT_COVERED:
             reasons.append("refused (not_covered)")
         elif not is_hit(result, 3):
             reasons.append("no gold section in the top 3")
+        if result.flagged:
+            reasons.append("answerable, but flagged")
     for url, ok, why in zip(result.links, result.live_ok, result.live_reasons or ("",) * len(result.links)):
         if not ok:
             reasons.append(f"dead link {url}" + (f" ({why})" if why else ""))

@@ -105,6 +105,7 @@ def question_json(r: QuestionResult) -> dict[str, Any]:
         "kind": r.question.kind,
         "question": r.question.question,
         "status": r.status,
+        "flagged": r.flagged,
         "links": [{"url": u, "live_ok": ok} for u, ok in zip(r.links, r.live_ok)],
         "gold": list(r.question.gold),
         "accept": list(r.question.accept),
