@@ -269,9 +269,10 @@ class Pipeline:
             status = "needs_clarification"
         else:
             clarification = None
-        flagged = status != "not_covered" and verdict.decision.flagged and not verdict.explicit
+        flagged = status != "not_covered" and verdict.decision.flagged and not verdict.explicit  # may not be covered
+        text = f"{FLAG_LINE}\n\n{validated.answer}" if flagged else validated.answer
         return Answer(
-            question=q.question, status=status, answer=f"{FLAG_LINE}\n\n{validated.answer}" if flagged else validated.answer,
+            question=q.question, status=status, answer=text,
             confidence=min(verdict.confidence, FLAGGED_CONFIDENCE) if flagged else verdict.confidence,
             resolution=verdict.resolution, generator=generator, references=validated.references,
             groups=validated.groups, outcomes=validated.outcomes, timings_ms=q.total(), signals=verdict.signals,
