@@ -141,7 +141,7 @@ def page_mentions(main: etree._Element, resolve: Callable[[str], str | None],
         context = ""
         if block is not None:
             if block not in texts:  # read once per block: a paragraph or table row may hold many links
-                whole = _clean(text_of(block))
+                whole = _clean(" ".join(text_of(cell) for cell in block) if block.tag == "tr" else text_of(block))
                 texts[block] = (whole, _SENTENCE.split(whole), len(whole.split()))
             whole, sentences, words = texts[block]
             context = _sentence(whole, sentences, text)

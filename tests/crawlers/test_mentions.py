@@ -68,3 +68,15 @@ def test_a_map_without_saved_mentions_is_parsed_again() -> None:
     first = _crawl(conditional_site(site))
     again = _crawl(conditional_site(site), first.map, first.texts, None)
     assert again.stats.not_modified == 0 and again.mentions == first.mentions
+
+
+TEXINFO_INDEX = ('<html><body><div class="contents-free"><h2 id="Index">Index</h2><table class="index-cp">'
+                 '<tr><td></td><td class="index-entry-id"><a href="Job-Control.html#index-background">background</a>:'
+                 '</td><td class="index-section"><a href="Job-Control.html#Job-Control-Basics">Job Control Basics</a>'
+                 '</td></tr></table></div></body></html>')
+
+
+def test_a_texinfo_index_row_names_its_section_by_the_entry() -> None:
+    ex = extract(TEXINFO_INDEX, "http://d/Index.html")
+    by_target = {target: context for target, _, context in ex.mentions}
+    assert by_target["http://d/Job-Control.html#Job-Control-Basics"] == "background: Job Control Basics"
