@@ -23,7 +23,8 @@ from crawlers.crawl_loop import CrawlState
 from crawlers.crawl_types import CrawlConfig, CrawlResult
 from crawlers.errors import AnchorMapError
 from crawlers.fetch import Fetcher
-from crawlers.model import AnchorMap, SectionText, load_section_texts, map_path, save_section_texts
+from crawlers.model import AnchorMap, Mention, SectionText, map_path
+from crawlers.texts import load_mentions, load_section_texts, save_mentions, save_section_texts
 from crawlers.urls import origin
 
 log = logging.getLogger(__name__)
@@ -35,14 +36,16 @@ async def crawl(
     previous_texts: Sequence[SectionText] = (),
     client: httpx.AsyncClient | None = None,
     progress: Callable[[int, int], None] | None = None,
+    previous_mentions: Sequence[Mention] | None = (),
 ) -> CrawlResult:
-    """Crawl one site into a new anchor map, section texts and a change report against ``previous``."""
+    """Crawl one site into a new anchor map, section texts, mentions and a change report against ``previous``
+    (``previous_mentions`` None: the last crawl saved none, so every page is parsed again)."""
     crawled_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     started = time.monotonic()
     fetcher = Fetcher(client=client, user_agent=config.user_agent, timeout=config.timeout, deadline=config.deadline,
                       max_bytes=config.max_bytes, retries=config.retries, backoff=config.backoff, auth=config.auth,
                       auth_origin=origin(config.start_url) if config.auth else None)
-    state = CrawlState(config, previous, previous_texts, fetcher, progress)
+    state = CrawlState(config, previous, previous_texts, fetcher, progress, previous_mentions)
     try:
         async with fetcher:
             try:
@@ -89,10 +92,14 @@ def crawl_site(
 ) -> CrawlResult:
     """Crawl against the stored map, refuse a lossy result unless ``force``, then write map and texts atomically."""
     previous, previous_texts = load_previous(anchor_maps_dir, data_dir, config.site)
-    result = asyncio.run(crawl(config, previous, previous_texts, client=client, progress=progress))
+    previous_mentions = load_mentions(data_dir, config.site) if previous is not None else []
+    result = asyncio.run(crawl(config, previous, previous_texts, client=client, progress=progress,
+                               previous_mentions=previous_mentions))
     path = map_path(anchor_maps_dir, config.site)
     check_loss(config, previous, result, path, force)
     if previous is None or result.texts != previous_texts:  # an unchanged site keeps its texts file
         save_section_texts(data_dir, config.site, result.texts)
+    if result.mentions != previous_mentions:
+        save_mentions(data_dir, config.site, result.mentions)
     result.map.save(path)
     return result

@@ -24,7 +24,8 @@ from crawlers.errors import StartURLError
 from crawlers.extract import EXTRACTOR_VERSION
 from crawlers.fetch import FetchResult, Fetcher
 from crawlers.frontier import Frontier
-from crawlers.model import AnchorMap, Page, SectionText
+from crawlers.mentions import RawMention, resolve_mentions, section_owners
+from crawlers.model import AnchorMap, Mention, Page, SectionText
 from crawlers.pages import ParsePool, aggregate_pages, build_page, dir_alias
 from crawlers.robots import fetch_robots
 from crawlers.sitemap import discover
@@ -46,12 +47,13 @@ class CrawlState:
     """Mutable state of one crawl; lives for one call of :func:`crawlers.crawl.crawl`."""
 
     def __init__(self, config: CrawlConfig, previous: AnchorMap | None, previous_texts: Sequence[SectionText],
-                 fetcher: Fetcher, progress: Callable[[int, int], None] | None) -> None:
+                 fetcher: Fetcher, progress: Callable[[int, int], None] | None,
+                 previous_mentions: Sequence[Mention] | None = ()) -> None:
         self.config = config
         self.previous = previous
-        # A map written by another version of the extractor: every page is parsed again (no conditional requests),
-        # so a docbot upgrade reaches the texts of pages that did not change.
-        self.reparse = previous is not None and previous.extractor != EXTRACTOR_VERSION
+        # A map written by another version of the extractor (or without the mentions its version writes): every
+        # page is parsed again (no conditional requests), so a docbot upgrade reaches pages that did not change.
+        self.reparse = previous is not None and (previous.extractor != EXTRACTOR_VERSION or previous_mentions is None)
         if self.reparse:
             log.warning("the map of %s was written by another version of docbot's extractor; every page is fetched "
                         "and parsed again", config.site)
@@ -63,6 +65,15 @@ class CrawlState:
         self.prev_texts: dict[str, list[SectionText]] = {}
         for t in previous_texts:
             self.prev_texts.setdefault(t.url, []).append(t)
+        self.prev_mentions: dict[str, list[RawMention]] = {}
+        self.prev_sections: dict[tuple[str, str], str | None] = {}  # (target, fragment) → section, as last resolved
+        for m in previous_mentions or ():
+            self.prev_mentions.setdefault(m.source, []).append(
+                (m.target + ("#" + m.fragment if m.fragment is not None else ""), m.text, m.context))
+            if m.fragment is not None:
+                self.prev_sections[(m.target, m.fragment)] = m.section
+        self.mentions: dict[str, Sequence[RawMention]] = {}
+        self.owners: dict[str, dict[str, str | None]] = {}  # id → section anchor, for the pages parsed now
         self.queue: asyncio.Queue[str] = asyncio.Queue()
         self.pages: dict[str, Page] = {}
         self.texts: dict[str, list[SectionText]] = {}
@@ -108,6 +119,7 @@ class CrawlState:
         self.pages[prev.url] = dataclasses.replace(prev, stale=stale)
         self.aliases.setdefault(prev.url, set(prev.aliases)).update(aliases)
         self.texts[prev.url] = self.prev_texts.get(prev.url, [])
+        self.mentions[prev.url] = self.prev_mentions.get(prev.url, [])
         for link in prev.links or ():  # an unchanged page still leads to pages the last crawl did not reach
             self.admit(link)
 
@@ -179,6 +191,8 @@ class CrawlState:
         self.stats["bytes"] += len(result.body)
         self.pages[canonical] = page
         self.texts[canonical] = texts
+        self.mentions[canonical] = ex.mentions
+        self.owners[canonical] = section_owners(ex.sections)
         self.aliases.setdefault(canonical, set()).update(aliases)
         for link in links:
             self.admit(link)
@@ -311,7 +325,17 @@ class CrawlState:
         )
         stats = CrawlStats(**{k: self.stats[k] for k in ("requests", "fetched", "not_modified", "failed",
                                                          "skipped", "bytes")})
-        return CrawlResult(new_map, texts, report, stats)
+        return CrawlResult(new_map, texts, report, stats, self.resolved_mentions(new_map))
+
+    def resolved_mentions(self, new_map: AnchorMap) -> list[Mention]:
+        """Every page's mentions of pages in the new map, each fragment resolved to its section."""
+        def known(url: str) -> frozenset[str]:
+            page = new_map.pages.get(url)
+            return frozenset(s.anchor for s in page.sections if s.anchor) if page else frozenset()
+
+        return [m for url in sorted(self.mentions) if url in new_map.pages
+                for m in resolve_mentions(url, self.mentions[url], new_map.canonical, self.owners, known,
+                                          self.prev_sections)]
 
 
 def site_origins(start_url: str, allowed: Sequence[str]) -> frozenset[str]:

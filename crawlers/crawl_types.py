@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from crawlers import fetch as f
 from crawlers.diff import ChangeReport
 from crawlers.frontier import MAX_PAGES, MAX_QUERY_VARIANTS, MAX_URL_LENGTH
-from crawlers.model import AnchorMap, SectionText
+from crawlers.model import AnchorMap, Mention, SectionText
 from crawlers.urls import origin, strip_userinfo
 
 log = logging.getLogger("crawlers.crawl")
@@ -85,6 +85,7 @@ class CrawlResult:
     texts: list[SectionText]
     report: ChangeReport
     stats: CrawlStats
+    mentions: list[Mention] = field(default_factory=list)  # what each page says about the sections it links to
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio.run (3.11) reprs the main task's result when restoring SIGINT.

@@ -21,6 +21,7 @@ from lxml import etree
 
 from crawlers.chrome import body_chrome, main_region
 from crawlers.html import MAX_DEPTH, link_text, nested_too_deep, parse_html
+from crawlers.mentions import RawMention, page_mentions
 from crawlers.section_text import ExtractedSection
 from crawlers.sections import walk_sections
 
@@ -51,11 +52,12 @@ class Extracted:
     canonical: str | None = None  # <link rel=canonical>, absolute
     too_deep: bool = False  # elements nested deeper than MAX_DEPTH were dropped by the parser
     navigation: bool = False  # mostly links to other pages: a table of contents or a back-of-book index
+    mentions: tuple[RawMention, ...] = ()  # (link target, its text, the sentence around it): crawlers.mentions
 
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
 # of a map written by another version parses every page again instead of trusting "304 Not Modified".
-EXTRACTOR_VERSION = 4
+EXTRACTOR_VERSION = 5  # 5: what each link says about its target (crawlers.mentions)
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
@@ -92,8 +94,12 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
     for href in _CANONICAL_XPATH(root)[:1]:
         canonical = urljoin(base, str(href).strip())
     main, in_body = main_region(root)
+    chrome = body_chrome(main, in_body)
     html_title = clean_title(_text(root.find(".//title"))) or _text(next(iter(_HEADER_TITLE(root)), None))
-    sections, page_title, api_count, heading_count = walk_sections(main, anchors, html_title, body_chrome(main, in_body))
+    sections, page_title, api_count, heading_count = walk_sections(main, anchors, html_title, chrome)
+    base_page = base.partition("#")[0]
+    base_dir = _directory(base_page)
+    mentions = page_mentions(main, lambda href: _absolute(href, base_page, base_dir), chrome)
     hint = "API reference" if api_count >= 3 and api_count > heading_count else None
     navigation = _is_navigation(main)
     too_deep = nested_too_deep(root)
@@ -102,7 +108,7 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
                     url, MAX_DEPTH)
     return Extracted(
         title=page_title, anchors=anchors, sections=sections, links=links, source_type_hint=hint, canonical=canonical,
-        too_deep=too_deep, navigation=navigation,
+        too_deep=too_deep, navigation=navigation, mentions=mentions,
     )
 
 
@@ -112,29 +118,32 @@ def _is_navigation(main: etree._Element) -> bool:
     return total >= NAVIGATION_MIN_CHARS and linked >= NAVIGATION_LINK_SHARE * total
 
 
+def _absolute(raw: str, base_page: str, base_dir: str) -> str | None:
+    """``raw`` (an href) as an absolute URL with its fragment; None for what is no page link."""
+    href = raw.strip()
+    if not href or href == "#" or href[:11].lower().startswith(SKIPPED_SCHEMES):
+        return None
+    page, sep, frag = href.partition("#")
+    try:
+        if not page:
+            joined = base_page
+        elif page[0] == "?":
+            joined = urljoin(base_page, page)
+        else:  # resolved against the base's directory alone (RFC 3986 §5.2.2): shared across a site's pages
+            joined = _join_in(base_dir, page)
+    except ValueError:
+        return None
+    return joined + sep + frag
+
+
 def _links(root: etree._Element, base: str) -> tuple[str, ...]:
     seen: set[str] = set()
     out: list[str] = []
     base_page = base.partition("#")[0]
     base_dir = _directory(base_page)
     for raw in dict.fromkeys(_HREF_XPATH(root)):  # most pages repeat their links (sidebar, breadcrumbs, body)
-        href = raw.strip()
-        if not href or href == "#":
-            continue
-        if href[:11].lower().startswith(SKIPPED_SCHEMES):
-            continue
-        page, sep, frag = href.partition("#")
-        try:
-            if not page:
-                joined = base_page
-            elif page[0] == "?":
-                joined = urljoin(base_page, page)
-            else:  # resolved against the base's directory alone (RFC 3986 §5.2.2): shared across a site's pages
-                joined = _join_in(base_dir, page)
-        except ValueError:
-            continue
-        absolute = joined + sep + frag
-        if absolute not in seen:
+        absolute = _absolute(raw, base_page, base_dir)
+        if absolute is not None and absolute not in seen:
             seen.add(absolute)
             out.append(absolute)
     return tuple(out)

@@ -15,7 +15,7 @@ import secrets
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import orjson
 
@@ -25,15 +25,7 @@ from crawlers.urls import normalize, split_fragment
 
 FORMAT_VERSION = 1
 
-SOURCE_TYPES = (
-    "API reference",
-    "Guides",
-    "Tutorials",
-    "Examples",
-    "FAQ",
-    "Release notes",
-    "Other",
-)
+SOURCE_TYPES = ("API reference", "Guides", "Tutorials", "Examples", "FAQ", "Release notes", "Other")
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +162,23 @@ class SectionText:
         get = data.get  # positional and bound once: a recrawl loads every section of the site
         return cls(data["site"], data["url"], get("anchor"), get("title", ""), int(get("level", 1)),
                    tuple(get("path", ())), get("source_type", "Other"), get("text", ""), get("kind", "heading"))
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """What one page (``source``) says about a section it links to (:mod:`crawlers.mentions`): the canonical
+    ``target`` page, the link's ``fragment`` as written, the anchor of the ``section`` it lands in (None: the
+    page's top), the link's words and the sentence around them. File: :func:`mentions_path`."""
+
+    source: str
+    target: str
+    fragment: str | None
+    section: str | None
+    text: str
+    context: str = ""
+
+    def to_json(self) -> list[Any]:
+        return [self.source, self.target, self.fragment, self.section, self.text, self.context]
 
 
 @dataclass(slots=True)
@@ -351,36 +360,6 @@ def _new_temp(path: Path) -> tuple[int, Path]:
 
 def map_path(anchor_maps_dir: str | os.PathLike[str], site: str) -> Path:
     return Path(anchor_maps_dir) / f"{check_site_name(site)}.json"
-
-
-def sections_path(data_dir: str | os.PathLike[str], site: str) -> Path:
-    return Path(data_dir) / "sites" / check_site_name(site) / "sections.jsonl"
-
-
-def load_section_texts(data_dir: str | os.PathLike[str], site: str) -> list[SectionText]:
-    return read_section_texts(sections_path(data_dir, site), site)
-
-
-def read_section_texts(path: str | os.PathLike[str], site: str) -> list[SectionText]:
-    """The section texts in ``path`` (a ``sections.jsonl``); raises :class:`AnchorMapError` with a next step."""
-    path = Path(path)
-    try:
-        raw = path.read_bytes()  # orjson reads UTF-8 bytes directly: twice as fast as decoded lines
-    except FileNotFoundError:
-        raise AnchorMapError(
-            f"No section texts for site {site!r} in {path.parent} — run `docbot crawl URL --site {site}`"
-        ) from None
-    from_json, loads = SectionText.from_json, orjson.loads
-    return [from_json(loads(line)) for line in raw.splitlines() if line.strip()]
-
-
-def save_section_texts(data_dir: str | os.PathLike[str], site: str, texts: Iterable[SectionText]) -> None:
-    write_section_texts(sections_path(data_dir, site), texts)
-
-
-def write_section_texts(path: str | os.PathLike[str], texts: Iterable[SectionText]) -> None:
-    """Write ``texts`` to ``path`` atomically, one JSON object per line."""
-    write_atomic(Path(path), "".join(_dumps(t.to_json()) + "\n" for t in texts))
 
 
 def load_maps(anchor_maps_dir: str | os.PathLike[str]) -> dict[str, AnchorMap]:

@@ -83,6 +83,7 @@ class Answer:
     # needs_clarification: {"question": str, "options": [{"label", "url", "site"}]}; option URLs are validated
     clarification: dict[str, Any] | None = None
     generations: dict[str, int] = field(default_factory=dict)  # site → the generation of its data that answered
+    flagged: bool = False  # answered, but the docs may not cover it: the answer's first line says so
 
     def validation_json(self) -> dict[str, Any]:
         kept = sum(1 for o in self.outcomes if o.action == "kept")
@@ -107,6 +108,8 @@ class Answer:
             "validation": self.validation_json(),
             "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
         }
+        if self.flagged:
+            data["flagged"] = True
         if self.clarification is not None:
             data["clarification"] = self.clarification
         if self.generations:

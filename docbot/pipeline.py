@@ -25,7 +25,8 @@ from docbot.answering.clarify import to_json as clarification_json
 from docbot.answering.compress import Similarity, compress
 from docbot.answering.confidence import signals
 from docbot.answering.extractive import ExtractiveGenerator
-from docbot.answering.gate import Decision, Evidence, GateModel, closest_topics, decide, evidence
+from docbot.answering.gate import (FLAG_LINE, FLAGGED_CONFIDENCE, Decision, Evidence, GateModel, closest_topics, decide,
+                                  evidence)
 from docbot.answering.generate import Generator, Passage, generator_from_env
 from docbot.answering.logistic import LogisticModel
 from docbot.answering.site_stats import SiteStats
@@ -295,11 +296,14 @@ class Pipeline:
             status = "needs_clarification"
         else:
             clarification = None
+        flagged = status != "not_covered" and verdict.decision.flagged and not verdict.explicit  # may not be covered
+        text = f"{FLAG_LINE}\n\n{validated.answer}" if flagged else validated.answer
         return Answer(
-            question=q.question, status=status, answer=validated.answer, confidence=verdict.confidence,
+            question=q.question, status=status, answer=text,
+            confidence=min(verdict.confidence, FLAGGED_CONFIDENCE) if flagged else verdict.confidence,
             resolution=verdict.resolution, generator=generator, references=validated.references,
             groups=validated.groups, outcomes=validated.outcomes, timings_ms=q.total(), signals=verdict.signals,
-            clarification=clarification, generations=q.view.generations,
+            clarification=clarification, generations=q.view.generations, flagged=flagged,
         )
 
     def _not_covered(self, q: _Asked, verdict: _Verdict) -> Answer:

@@ -20,7 +20,8 @@ from typing import Any
 
 from crawlers.crawl import CrawlConfig, CrawlResult, check_loss, crawl
 from crawlers.errors import AnchorMapError
-from crawlers.model import AnchorMap, SectionText, map_path, sections_path, write_section_texts
+from crawlers.model import AnchorMap, SectionText, map_path
+from crawlers.texts import read_mentions, sections_path, write_mentions, write_section_texts
 from docbot.config import Settings
 from docbot.errors import SiteNotFound, WriteFailed
 from docbot.indexing.generations import Generation, GenerationWriter, link_or_copy
@@ -51,7 +52,10 @@ def crawl_site(settings: Settings, config: CrawlConfig, writer: GenerationWriter
                client: Any = None, progress: Callable[[int, int], None] | None = None) -> tuple[CrawlResult, Generation]:
     """Crawl ``config``'s site into a new staged generation and publish its map (the loss guard may refuse it)."""
     previous, previous_texts, source = previous_crawl(settings, writer)
-    result = asyncio.run(crawl(config, previous, previous_texts, client=client, progress=progress))
+    # What pages said about the sections they link to, as the last crawl kept it (None: every page is parsed again)
+    previous_mentions = read_mentions(source.mentions_file) if source is not None else None if previous else []
+    result = asyncio.run(crawl(config, previous, previous_texts, client=client, progress=progress,
+                               previous_mentions=previous_mentions))
     published = map_path(settings.anchor_maps, config.site)
     check_loss(config, previous, result, published, force)
     staged = writer.stage()
@@ -60,6 +64,10 @@ def crawl_site(settings: Settings, config: CrawlConfig, writer: GenerationWriter
             _write(staged.sections_file, lambda: link_or_copy(source.sections_file, staged.sections_file))
         else:
             _write(staged.sections_file, lambda: write_section_texts(staged.sections_file, result.texts))
+        if source is not None and result.mentions == previous_mentions and source.mentions_file.is_file():
+            _write(staged.mentions_file, lambda: link_or_copy(source.mentions_file, staged.mentions_file))
+        else:
+            _write(staged.mentions_file, lambda: write_mentions(staged.mentions_file, result.mentions))
         _write(staged.map_file, lambda: result.map.save(staged.map_file))
         _write(published, lambda: result.map.save(published))
     except BaseException:

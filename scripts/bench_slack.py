@@ -76,7 +76,7 @@ def serve_directory(root: Path) -> Iterator[str]:
 def self_contained_pipeline(work: Path, local_model: bool, stack: ExitStack) -> tuple[Pipeline, str]:
     """Crawl the Flask docs served on 127.0.0.1 into ``work`` and index them (hash embedder unless ``local_model``)."""
     from crawlers.crawl import CrawlConfig, crawl_site
-    from crawlers.model import load_section_texts
+    from crawlers.texts import load_section_texts
     from docbot.indexing.embed import Embedder, HashEmbedder, LocalMiniLM
     from docbot.indexing.index import Index
     from docbot.references.validator import ReferenceValidator

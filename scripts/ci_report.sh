@@ -4,7 +4,8 @@
 # questions again across all sites at once (--all-sites), written to report/all-sites/.
 # Installs nothing: run scripts/install.sh first. Usage: scripts/ci_report.sh [extra `docbot report` args]
 # Env: EVAL_DIR (default ../shared/eval, else /work/shared/eval), REPORT_OUT (default report),
-#      MIN_LINK_VALIDITY MIN_HIT3 MIN_HIT1 MIN_REFUSAL MAX_FALSE_REFUSAL MIN_REPAIR MIN_FACTS (percentages),
+#      MIN_LINK_VALIDITY MIN_HIT3 MIN_HIT1 MIN_REFUSAL MAX_FALSE_REFUSAL MIN_FLAGGED MAX_FALSE_FLAG MIN_REPAIR
+#      MIN_FACTS (percentages),
 #      MAX_ECE (0-1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,11 +27,16 @@ OUT="${REPORT_OUT:-report}"
 # answerable questions it is fitted on, which leaves near-topic out-of-scope questions answered: the
 # "The gate" in docs/quality.md says why. Each threshold leaves room for one question or case to flip (CPU float
 # differences can reorder near-ties); links stay 100 % valid.
+# 2026-11-25, seventh session (issue 26: the learned ranker on; refuse almost never, flag instead): in sample and
+# held out hit@3 89.4 % (84/94), hit@1 74.5 % (70/94), answerable refused 0/94; out of scope refused 6/13 (46.2 %),
+# refused or flagged 9/13 in sample and 8/13 held out (61.5 %); answerable flagged 1/94 (1.1 %).
 MIN_LINK_VALIDITY="${MIN_LINK_VALIDITY:-100}"
 MIN_HIT3="${MIN_HIT3:-86}"
 MIN_HIT1="${MIN_HIT1:-72}"
-MIN_REFUSAL="${MIN_REFUSAL:-53}"
+MIN_REFUSAL="${MIN_REFUSAL:-38}"
 MAX_FALSE_REFUSAL="${MAX_FALSE_REFUSAL:-2.5}"
+MIN_FLAGGED="${MIN_FLAGGED:-53}"
+MAX_FALSE_FLAG="${MAX_FALSE_FLAG:-4}"
 MIN_REPAIR="${MIN_REPAIR:-97}"
 MAX_ECE="${MAX_ECE:-0.1}"
 # Required facts the extractive answers cover (the crude word rule of docbot/report/facts.py): 79.9 %
@@ -93,6 +99,7 @@ $DOCBOT report \
   --out "$OUT" \
   --min-link-validity "$MIN_LINK_VALIDITY" --min-hit3 "$MIN_HIT3" --min-hit1 "$MIN_HIT1" \
   --min-refusal "$MIN_REFUSAL" --max-false-refusal "$MAX_FALSE_REFUSAL" --min-repair "$MIN_REPAIR" \
+  --min-flagged "$MIN_FLAGGED" --max-false-flag "$MAX_FALSE_FLAG" \
   --max-ece "$MAX_ECE" --min-facts "$MIN_FACTS" "$@" || status=$?
 $DOCBOT report --all-sites \
   --questions "$EVAL_DIR/dev_questions.jsonl" \

@@ -40,12 +40,18 @@ PLACEHOLDER = GateModel(LogisticModel.constant(FEATURES), 0.0)  # evidence() nev
 NEUTRAL = LogisticModel.constant(confidence.SIGNALS)
 
 
-def tally(model: GateModel, examples: list[Example]) -> tuple[int, int, int, int]:
-    """(answerable refused, answerable, out-of-scope refused, out-of-scope)."""
+def tally(model: GateModel, examples: list[Example]) -> tuple[int, int, int, int, int, int]:
+    """(answerable refused, answerable flagged, answerable, out-of-scope refused, refused or flagged, out-of-scope)."""
     inside = [e for e in examples if e.in_scope]
     outside = [e for e in examples if not e.in_scope]
     refused = lambda e: model.score(e.scaled) < model.threshold  # noqa: E731
-    return sum(map(refused, inside)), len(inside), sum(map(refused, outside)), len(outside)
+    flagged = lambda e: model.threshold <= model.score(e.scaled) < model.flag_at  # noqa: E731
+    return (sum(map(refused, inside)), sum(map(flagged, inside)), len(inside), sum(map(refused, outside)),
+            sum(refused(e) or flagged(e) for e in outside), len(outside))
+
+
+def _cells(t: tuple[int, ...] | list[int]) -> str:
+    return f"{t[0]:>3} {t[1]:>3} of {t[2]:<3} answerable; {t[3]:>2} {t[4]:>2} of {t[5]:<2} oos"
 
 
 def main() -> int:
@@ -77,15 +83,14 @@ def main() -> int:
     model = fit(examples, meta={"fitted": date.today().isoformat(), "embeddings": embedder_from_settings(settings).name,
                                 "also": sorted({e.site for e in examples} - measured)})
     folds = leave_one_site_out(examples)
-    print(f"{'site':12} {'in sample: refused':>28} {'held out: refused':>28}")
-    totals = [0] * 8
+    print(f"{'site':12} {'in sample: answerable refused, flagged; oos refused, refused or flagged':>70}   held out: the same")
+    totals = [0] * 12
     for site, fold in folds.items():
         mine = [e for e in examples if e.site == site]
         a, b = tally(model, mine), tally(fold, mine)
         totals = [x + y for x, y in zip(totals, (*a, *b))]
-        print(f"{site:12} {a[0]:>3}/{a[1]:<3} answerable {a[2]:>2}/{a[3]:<2} oos  {b[0]:>3}/{b[1]:<3} answerable {b[2]:>2}/{b[3]:<2} oos")
-    t = totals
-    print(f"{'all':12} {t[0]:>3}/{t[1]:<3} answerable {t[2]:>2}/{t[3]:<2} oos  {t[4]:>3}/{t[5]:<3} answerable {t[6]:>2}/{t[7]:<2} oos")
+        print(f"{site:12} {_cells(a)}   {_cells(b)}")
+    print(f"{'all':12} {_cells(totals[:6])}   {_cells(totals[6:])}")
     (out / "gate_model.json").write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
     rows = []
     for pipeline, questions in sets:

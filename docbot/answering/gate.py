@@ -55,6 +55,10 @@ RATIO_FLOOR = 0.05  # added to both sides of a ratio: a question or probe that m
 COVERAGE_TOP = 3  # sections whose text counts for coverage
 MAX_TOPICS = 3
 MODEL_FILE = "gate_model.json"
+# An answered question whose score is under the model's flag threshold may be out of scope: its answer opens
+# with this line and its confidence is at most FLAGGED_CONFIDENCE (issue 26: refuse almost never, flag instead).
+FLAG_LINE = "The documentation may not cover this question; these are the sections that come closest."
+FLAGGED_CONFIDENCE = 0.25
 
 # Everyday questions that no software documentation answers: asked of each site's own
 # index, they measure what "not covered" looks like on that site (its noise floor).
@@ -122,6 +126,7 @@ class Decision:
     unknown: float = 0.0  # IDF-weighted share of query words absent from the docs
     agreement: int = 1  # best rank dense and lexical retrieval agree on
     reason: str = ANSWER
+    flagged: bool = False  # answered, but under the flag threshold: the docs may not cover it
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +135,11 @@ class GateModel:
 
     model: LogisticModel
     threshold: float
+    flag_threshold: float | None = None  # answered questions scoring under it are flagged (None: none are)
+
+    @property
+    def flag_at(self) -> float:
+        return self.threshold if self.flag_threshold is None else max(self.flag_threshold, self.threshold)
 
     def contributions(self, scaled: Evidence) -> tuple[float, ...]:
         return self.model.contributions(scaled.vector())
@@ -138,11 +148,14 @@ class GateModel:
         return self.model.score(scaled.vector())
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.model.to_json(), "threshold": self.threshold}
+        flag = {} if self.flag_threshold is None else {"flag_threshold": self.flag_threshold}
+        return {**self.model.to_json(), "threshold": self.threshold, **flag}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GateModel:
-        return cls(LogisticModel.from_json(data, FEATURES, "gate model"), float(data["threshold"]))
+        flag = data.get("flag_threshold")
+        return cls(LogisticModel.from_json(data, FEATURES, "gate model"), float(data["threshold"]),
+                   None if flag is None else float(flag))
 
     @classmethod
     def load(cls, path: Path | None = None) -> GateModel:
@@ -197,13 +210,15 @@ def decide(query: str, retrieval: Retrieval, doc_freq: Mapping[str, int], docs: 
     if not retrieval.hits:
         return Decision(False, -1.0, 0.0, retrieval.top_dense, 0.0, raw.unknown, retrieval.agreement, NO_HITS)
     scaled = raw.minus(baseline)
-    margin = model.score(scaled) - model.threshold
+    score = model.score(scaled)
+    margin = score - model.threshold
     reason = ANSWER
     if margin < 0:
         parts = dict(zip(FEATURES, model.contributions(scaled)))
         reason = UNKNOWN_TERMS if min(parts, key=lambda k: parts[k]) == "unknown" else WEAK_EVIDENCE
     sure = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, margin))))
-    return Decision(margin >= 0, margin, sure, raw.dense, raw.coverage, raw.unknown, retrieval.agreement, reason)
+    return Decision(margin >= 0, margin, sure, raw.dense, raw.coverage, raw.unknown, retrieval.agreement, reason,
+                    flagged=margin >= 0 and score < model.flag_at)
 
 
 def closest_topics(hits: Sequence[Hit], limit: int = MAX_TOPICS) -> list[Hit]:

@@ -21,7 +21,10 @@ from typing import Any
 from docbot.answering import logistic
 from docbot.answering.gate import FEATURES, Evidence, GateModel
 
-MAX_FIT_REFUSAL = 0.02  # share of answerable training questions the threshold may refuse
+MAX_FIT_REFUSAL = 0.01  # share of answerable training questions the threshold may refuse (issue 26: ≤ 3 % held out)
+# Share of answerable training questions the flag threshold may refuse or flag (issue 26: at most 10 % of
+# answerable questions flagged, held out; the rest of the room is the held-out sites' spread).
+MAX_FIT_FLAG = 0.06
 EMPTY_GAP = 0.5  # threshold below the lowest kept answerable score when no out-of-scope score lies under it
 
 
@@ -44,7 +47,17 @@ def threshold(in_scope: Sequence[float], out_of_scope: Sequence[float], max_refu
     return (limit + max(below)) / 2 if below else limit - EMPTY_GAP
 
 
-def fit(examples: Sequence[Example], meta: Mapping[str, Any] | None = None) -> GateModel:
+def flag_threshold(in_scope: Sequence[float], max_flag: float = MAX_FIT_FLAG) -> float:
+    """The highest cut under which at most ``max_flag`` of ``in_scope`` fall, between two answerable scores."""
+    kept = sorted(in_scope)
+    if not kept:
+        return 0.0
+    i = min(math.floor(max_flag * len(kept)), len(kept) - 1)
+    return (kept[i] + kept[i - 1]) / 2 if i > 0 else kept[0]
+
+
+def fit(examples: Sequence[Example], meta: Mapping[str, Any] | None = None,
+        max_flag: float = MAX_FIT_FLAG, max_refusal: float = MAX_FIT_REFUSAL) -> GateModel:
     """A gate fitted on ``examples`` (needs answerable and out-of-scope ones)."""
     if not any(e.in_scope for e in examples) or all(e.in_scope for e in examples):
         raise ValueError("fitting the gate needs both answerable and out-of-scope questions")
@@ -52,10 +65,12 @@ def fit(examples: Sequence[Example], meta: Mapping[str, Any] | None = None) -> G
                                    balanced=True), 0.0)
     scores = [model.score(e.scaled) for e in examples]
     cut = threshold([s for s, e in zip(scores, examples) if e.in_scope],
-                    [s for s, e in zip(scores, examples) if not e.in_scope])
+                    [s for s, e in zip(scores, examples) if not e.in_scope], max_refusal)
+    flag = max(cut, flag_threshold([s for s, e in zip(scores, examples) if e.in_scope], max_flag))
     info = {"questions": len(examples), "out_of_scope": sum(not e.in_scope for e in examples),
-            "sites": sorted({e.site for e in examples}), "max_fit_refusal": MAX_FIT_REFUSAL, **dict(meta or {})}
-    return GateModel(replace(model.model, meta=info), cut)
+            "sites": sorted({e.site for e in examples}), "max_fit_refusal": max_refusal,
+            "max_fit_flag": max_flag, **dict(meta or {})}
+    return GateModel(replace(model.model, meta=info), cut, flag)
 
 
 def leave_one_site_out(examples: Sequence[Example], extra: Sequence[Example] = ()) -> dict[str, GateModel]:

@@ -8,7 +8,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from crawlers.model import map_path, sections_path
+from crawlers.model import map_path
+from crawlers.texts import sections_path
 from crawlers.sitenames import SITE_NAME
 from docbot.commands.args import site_name
 from docbot.config import Settings

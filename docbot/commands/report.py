@@ -36,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--min-hit1", type=float, help="minimum gold-section hit@1 %%")
     p.add_argument("--min-refusal", type=float, help="minimum %% of out-of-scope questions refused")
     p.add_argument("--max-false-refusal", type=float, help="maximum %% of in-scope questions refused")
+    p.add_argument("--min-flagged", type=float, help="minimum %% of out-of-scope questions refused or flagged")
+    p.add_argument("--max-false-flag", type=float, help="maximum %% of in-scope questions flagged")
     p.add_argument("--min-repair", type=float, help="minimum link-repair accuracy %%")
     p.add_argument("--min-facts", type=float,
                    help="minimum %% of the questions' answer_facts the answers cover (a crude word-overlap rule)")
@@ -99,6 +101,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         hit3=args.min_hit3,
         refusal=args.min_refusal,
         false_refusal=args.max_false_refusal,
+        flagged=args.min_flagged,
+        false_flag=args.max_false_flag,
         repair=args.min_repair,
         ece=args.max_ece,
         facts=args.min_facts,

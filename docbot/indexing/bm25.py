@@ -13,8 +13,9 @@ import logging
 import os
 import secrets
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import bm25s
 
@@ -35,6 +36,24 @@ def chunk_set_hash(pairs: Sequence[tuple[str, str]]) -> str:
     return h.hexdigest()
 
 
+def replace_dir(directory: Path, write: Callable[[Path], None]) -> None:
+    """Fill a sibling temp dir with ``write``, then swap it in for ``directory``: a crash never leaves half of one."""
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    tmp = directory.with_name(f".{directory.name}.{secrets.token_hex(6)}")
+    tmp.mkdir()  # the umask's mode, as the folder it replaces had (mkdtemp would make it private)
+    try:
+        write(tmp)
+    except BaseException:  # disk full, killed: no half-written temp folder is left behind
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    old = directory.with_name(f".{directory.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if directory.exists():
+        os.replace(directory, old)
+    os.replace(tmp, directory)
+    shutil.rmtree(old, ignore_errors=True)
+
+
 class Lexical:
     """A loaded BM25 index of one site: ids in corpus order and the bm25s retriever."""
 
@@ -43,6 +62,7 @@ class Lexical:
         self.set_hash = set_hash
         self.retriever = retriever
         self._vocab = set(retriever.vocab_dict) if retriever is not None else set()
+        self._position: dict[str, int] | None = None
 
     @classmethod
     def build(cls, ids: list[str], texts: list[str], set_hash: str) -> Lexical:
@@ -71,25 +91,31 @@ class Lexical:
         docs, scores = self.retriever.retrieve([tokens], k=min(k, len(self.ids)), show_progress=False)
         return [(self.ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
 
+    def scores(self, query: str) -> Any:
+        """Every document's BM25 score for ``query`` (a numpy array in corpus order); None when nothing matches."""
+        if self.retriever is None:
+            return None
+        tokens = [t for t in tokenize(query) if t in self._vocab]
+        return self.retriever.get_scores(tokens) if tokens else None
+
+    def scores_of(self, query: str, ids: Sequence[str]) -> list[float]:
+        """The BM25 score of each of ``ids`` for ``query`` (0 for an id not in the index)."""
+        every = self.scores(query)
+        if every is None:
+            return [0.0] * len(ids)
+        if self._position is None:
+            self._position = {cid: i for i, cid in enumerate(self.ids)}
+        return [float(every[self._position[i]]) if i in self._position else 0.0 for i in ids]
+
     def save(self, directory: Path) -> None:
         """Write to a sibling temp dir, then swap it in, so a crash never leaves a half index."""
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = directory.with_name(f".{directory.name}.{secrets.token_hex(6)}")
-        tmp.mkdir()  # the umask's mode, as the folder it replaces had (mkdtemp would make it private)
-        try:
+        def write(tmp: Path) -> None:
             if self.retriever is not None:
                 self.retriever.save(str(tmp), show_progress=False)
             meta = {"ids": self.ids, "set_hash": self.set_hash, "tokenizer": TOKENIZER}
             (tmp / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
-        except BaseException:  # disk full, killed: no half-written temp folder is left behind
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        old = directory.with_name(f".{directory.name}.old")
-        shutil.rmtree(old, ignore_errors=True)
-        if directory.exists():
-            os.replace(directory, old)
-        os.replace(tmp, directory)
-        shutil.rmtree(old, ignore_errors=True)
+
+        replace_dir(directory, write)
 
     @classmethod
     def load(cls, directory: Path) -> Lexical | None:

@@ -2,8 +2,9 @@
 
 Under ``<data-dir>/sites/<site>/``:
 
-- ``generations/<n>/``: one generation, written once and never changed: ``map.json`` (the anchor map) and
-  ``sections.jsonl`` (section texts) from a crawl, then ``bm25/`` and ``chunks.json`` (the chunk manifest,
+- ``generations/<n>/``: one generation, written once and never changed: ``map.json`` (the anchor map),
+  ``sections.jsonl`` (section texts) and ``mentions.jsonl`` (what pages say about the sections they link to) from
+  a crawl, then ``bm25/``, the ranker's ``mentions/`` and ``headings/`` and ``chunks.json`` (the chunk manifest,
   naming the Chroma collection that holds the generation's vectors) from indexing. Each file is written
   before the one that marks its step done: texts before the map, BM25 before the manifest.
 - ``CURRENT``: which generation readers use, and which one was current before it (readers that have not
@@ -29,7 +30,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from crawlers.model import AnchorMap, SectionText, check_site_name, read_section_texts, write_atomic
+from crawlers.model import AnchorMap, SectionText, check_site_name, write_atomic
+from crawlers.texts import read_section_texts
 from docbot.errors import SiteBusy, WriteFailed
 
 SITES = "sites"
@@ -53,6 +55,10 @@ class Generation:
     @property
     def sections_file(self) -> Path:
         return self.path / "sections.jsonl"
+
+    @property
+    def mentions_file(self) -> Path:
+        return self.path / "mentions.jsonl"
 
     @property
     def chunks_file(self) -> Path:
@@ -176,8 +182,9 @@ class GenerationWriter:
     def stage_copy(self, source: Generation) -> Generation:
         """A new generation holding ``source``'s map and section texts (linked, not copied, where possible)."""
         staged = self.stage()
-        for name in (source.sections_file.name, source.map_file.name):  # the map last: it marks the crawl done
-            link_or_copy(source.path / name, staged.path / name)
+        for name in (source.sections_file.name, source.mentions_file.name, source.map_file.name):  # the map last:
+            if (source.path / name).is_file():  # it marks the crawl done
+                link_or_copy(source.path / name, staged.path / name)
         return staged
 
     def commit(self, generation: Generation) -> None:

@@ -29,11 +29,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from crawlers.errors import AnchorMapError
-from crawlers.model import AnchorMap, SectionText, write_section_texts
+from crawlers.model import AnchorMap, Mention, SectionText
+from crawlers.texts import read_mentions, write_mentions, write_section_texts
 from docbot.errors import EmbeddingMismatch, IndexMissing
 from docbot.indexing.bm25 import Lexical, chunk_set_hash
 from docbot.indexing.chunk import Chunk, chunk_sections
 from docbot.indexing.embed import Embedder, batched
+from docbot.indexing.headings import HeadingVectors
+from docbot.indexing.ranking_data import RankingData
 from docbot.indexing.generations import Generation, Generations, link_or_copy, served_sites
 from docbot.indexing.manifest import Manifest, collection_name
 from docbot.indexing.view import IndexView, Loaded
@@ -182,7 +185,7 @@ class Index:
                 if lexical is None or lexical.set_hash != _set_hash(manifest.chunks):
                     lexical = _build_lexical(manifest.chunks)  # another tokenizer built it: rebuild in memory
                 loaded = Loaded(site, generation.number, manifest.model, manifest.collection, manifest.chunks,
-                                {c.id: c for c in manifest.chunks}, lexical, amap)
+                            {c.id: c for c in manifest.chunks}, lexical, amap, RankingData(generation.path, self.embedder))
                 self._loaded[site] = loaded
                 return loaded
             return None
@@ -230,12 +233,15 @@ class Index:
 
     # -- writers ---------------------------------------------------------------
     def build(self, site: str, sections: Sequence[SectionText], amap: AnchorMap, progress: Progress | None = None,
-              *, rebuild: bool = False) -> IndexStats:
-        """Index ``sections`` of ``amap`` as a new generation of ``site`` and commit it (under the site's lock)."""
+              *, rebuild: bool = False, mentions: Sequence[Mention] | None = None) -> IndexStats:
+        """Index ``sections`` of ``amap`` (and what pages say about them, ``mentions``) as a new generation of
+        ``site`` and commit it (under the site's lock)."""
         with Generations(self.data_dir, site).writing("index") as writer:
             staged = writer.stage()
             try:
                 write_section_texts(staged.sections_file, sections)
+                if mentions is not None:
+                    write_mentions(staged.mentions_file, mentions)
                 amap.save(staged.map_file)
                 stats = self.index_generation(staged, writer.generations.current(), progress, rebuild=rebuild)
                 writer.commit(staged)
@@ -253,13 +259,16 @@ class Index:
         when the vectors to reuse are not in a generation (a data dir from before generations)."""
         started = time.perf_counter()
         site = generation.site
-        chunks = chunk_sections(generation.load_texts(), generation.load_map())
+        sections, amap = generation.load_texts(), generation.load_map()
+        chunks = chunk_sections(sections, amap)
         if old is None and previous is not None and not rebuild:
             old = Manifest.read(previous)
         if old is not None:
             self.check_model(site, old.model)
+        before = RankingData(previous.path, self.embedder).headings(site) if previous is not None else None
         if old is not None and _set_hash(old.chunks) == _set_hash(chunks) and previous is not None:
             _link_tree(previous.bm25_dir, generation.bm25_dir)  # nothing changed: share the vectors and BM25
+            self._ranking_data(generation, sections, amap, chunks, before)
             Manifest(site, old.model, old.dim, old.collection, tuple(chunks)).write(generation)
             if progress:
                 progress(0, 0)
@@ -268,12 +277,20 @@ class Index:
         try:
             reused, embedded = self._store_vectors(name, chunks, old, progress)
             _build_lexical(chunks).save(generation.bm25_dir)
+            self._ranking_data(generation, sections, amap, chunks, before)
             Manifest(site, self.embedder.name, self.embedder.dim, name, tuple(chunks)).write(generation)
         except BaseException:
             self.drop_collection(name)
             raise
         gone = len({c.id for c in old.chunks} - {c.id for c in chunks}) if old else 0
         return IndexStats(site, len(chunks), embedded, gone, time.perf_counter() - started, generation.number, reused)
+
+    def _ranking_data(self, generation: Generation, sections: Sequence[SectionText], amap: AnchorMap,
+                      chunks: Sequence[Chunk], before: HeadingVectors | None) -> None:
+        """What the ranker reads beside the chunks (:mod:`docbot.indexing.ranking_data`), in the generation's folder;
+        the title paths embedded for the generation before are not embedded again."""
+        RankingData(generation.path, self.embedder).build(generation.site, sections, amap, chunks,
+                                                          read_mentions(generation.mentions_file), previous=before)
 
     def _store_vectors(self, name: str, chunks: Sequence[Chunk], old: Manifest | None,
                        progress: Progress | None) -> tuple[int, int]:

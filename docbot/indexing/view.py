@@ -13,11 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+import numpy as np
+
 from crawlers.model import AnchorMap
 from docbot.errors import IndexMissing
 from docbot.indexing.bm25 import Lexical
 from docbot.indexing.chunk import Chunk
 from docbot.indexing.embed import Embedder
+from docbot.indexing.headings import HeadingVectors
+from docbot.indexing.mentions import MentionIndex
+from docbot.indexing.ranking_data import RankingData
 
 
 class Vectors(Protocol):
@@ -44,6 +49,7 @@ class Loaded:
     by_id: Mapping[str, Chunk]
     lexical: Lexical
     amap: AnchorMap
+    ranking: RankingData  # what other pages say about its sections, its title paths embedded (for the ranker)
 
 
 class IndexView:
@@ -126,3 +132,25 @@ class IndexView:
     def doc_freq(self, site: str) -> tuple[dict[str, int], int]:
         """Document frequency of every token in the site's chunks, and the number of chunks (from BM25)."""
         return self._site(site).lexical.doc_freq()
+
+    def mentions(self, site: str) -> MentionIndex | None:
+        """What other pages say about the site's sections (None: its crawl kept none)."""
+        return self._site(site).ranking.mentions(site)
+
+    def headings(self, site: str) -> HeadingVectors | None:
+        """The site's section title paths, embedded at index time."""
+        return self._site(site).ranking.headings(site)
+
+    def chunk_scores(self, query: str, site: str, ids: Sequence[str]) -> tuple[list[float], list[float]]:
+        """(cosine, BM25 score) of ``query`` against each of the site's chunks ``ids``, wherever they rank (for the
+        ranker's features: the lists above hold only each retriever's best)."""
+        if not ids:
+            return [], []
+        loaded = self._site(site)
+        got = self._index.collection(loaded.collection).get(ids=list(ids), include=["embeddings"])
+        vectors = dict(zip(got["ids"], got["embeddings"]))
+        q = np.asarray(self._index.query_vector(query), dtype=float)
+        q /= np.linalg.norm(q) or 1.0
+        cosines = [float(np.dot(q, v) / (np.linalg.norm(v) or 1.0)) if (v := vectors.get(i)) is not None else 0.0
+                   for i in ids]
+        return cosines, loaded.lexical.scores_of(query, ids)

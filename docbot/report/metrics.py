@@ -88,6 +88,7 @@ class QuestionResult:
     live_reasons: tuple[str, ...] = ()
     error: str | None = None
     answer: str = ""  # the answer text, for the answer figures
+    flagged: bool = False  # answered with the "may not cover" line (docbot.answering.gate.FLAG_LINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +191,8 @@ class Metrics:
     page_hit3: float | None
     refusal: float | None  # out-of-scope questions answered not_covered
     false_refusal: float | None  # in-scope questions answered not_covered
+    flagged: float | None = None  # out-of-scope questions refused or answered flagged
+    false_flag: float | None = None  # in-scope questions answered flagged
     cases: int = 0
     repair: float | None = None
     repair_by_category: Mapping[str, float | None] = field(default_factory=dict)
@@ -215,6 +218,8 @@ class Metrics:
             "page_hit3": r(self.page_hit3),
             "refusal": r(self.refusal),
             "false_refusal": r(self.false_refusal),
+            "flagged": r(self.flagged),
+            "false_flag": r(self.false_flag),
             "cases": self.cases,
             "repair": r(self.repair),
             "repair_by_category": {k: r(v) for k, v in sorted(self.repair_by_category.items())},
@@ -238,6 +243,8 @@ def _question_rates(results: Sequence[QuestionResult]) -> dict[str, float | None
         "page_hit3": rate(sum(is_page_hit(r, 3) for r in inside), len(inside)),
         "refusal": rate(sum(r.status == NOT_COVERED for r in outside), len(outside)),
         "false_refusal": rate(sum(r.status == NOT_COVERED for r in inside), len(inside)),
+        "flagged": rate(sum(r.status == NOT_COVERED or r.flagged for r in outside), len(outside)),
+        "false_flag": rate(sum(r.flagged for r in inside), len(inside)),
     }
 
 
@@ -299,6 +306,8 @@ class Thresholds:
     hit3: float | None = None
     refusal: float | None = None
     false_refusal: float | None = None  # maximum
+    flagged: float | None = None  # minimum % of out-of-scope questions refused or flagged
+    false_flag: float | None = None  # maximum % of in-scope questions flagged
     repair: float | None = None
     ece: float | None = None  # maximum expected calibration error of confidence (0-1), held out when measured
     facts: float | None = None  # minimum % of required facts the answers cover (the crude rule of docbot.report.facts)
@@ -310,14 +319,15 @@ class Thresholds:
 def check_thresholds(metrics: Metrics, thresholds: Thresholds) -> list[str]:
     """One message per figure outside its threshold; empty when the report passes."""
     failures: list[str] = []
-    for name in ("link_validity", "hit1", "hit3", "refusal", "repair"):
+    for name in ("link_validity", "hit1", "hit3", "refusal", "flagged", "repair"):
         want = getattr(thresholds, name)
         got = getattr(metrics, name)
         if want is not None and got is not None and got < want - 1e-9:
             failures.append(f"{name} {got:.1f}% is below the minimum {want:g}%")
-    want = thresholds.false_refusal
-    if want is not None and metrics.false_refusal is not None and metrics.false_refusal > want + 1e-9:
-        failures.append(f"false_refusal {metrics.false_refusal:.1f}% is above the maximum {want:g}%")
+    for name in ("false_refusal", "false_flag"):
+        want, got = getattr(thresholds, name), getattr(metrics, name)
+        if want is not None and got is not None and got > want + 1e-9:
+            failures.append(f"{name} {got:.1f}% is above the maximum {want:g}%")
     covered = metrics.answers.get("facts_covered")
     if thresholds.facts is not None and covered is not None and covered < thresholds.facts - 1e-9:
         failures.append(f"facts covered {covered:.1f}% is below the minimum {thresholds.facts:g}%")
@@ -331,12 +341,14 @@ def question_failures(result: QuestionResult) -> list[str]:
         reasons.append(f"error: {result.error}")
     if result.question.kind == OUT_OF_SCOPE:
         if result.status != NOT_COVERED:
-            reasons.append("out of scope but answered")
+            reasons.append("out of scope, answered flagged" if result.flagged else "out of scope but answered")
     else:
         if result.status == NOT_COVERED:
             reasons.append("refused (not_covered)")
         elif not is_hit(result, 3):
             reasons.append("no gold section in the top 3")
+        if result.flagged:
+            reasons.append("answerable, but flagged")
     for url, ok, why in zip(result.links, result.live_ok, result.live_reasons or ("",) * len(result.links)):
         if not ok:
             reasons.append(f"dead link {url}" + (f" ({why})" if why else ""))

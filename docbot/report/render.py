@@ -30,6 +30,8 @@ HEADLINE = (
     ("page_hit3", "Gold page hit@3"),
     ("refusal", "Out-of-scope refused"),
     ("false_refusal", "False refusals"),
+    ("flagged", "Out-of-scope refused or flagged"),
+    ("false_flag", "Answerable flagged"),
     ("repair", "Link-repair accuracy"),
 )
 
@@ -56,7 +58,7 @@ class ReportData:
 
 HELD_OUT_NOTE = ("Held out: each site's questions answered by a gate fitted on the other sites' questions only "
                  "(leave one site out); the figure to expect on a site nobody has labelled.")
-HELD_OUT = ("hit1", "hit3", "page_hit3", "refusal", "false_refusal")
+HELD_OUT = ("hit1", "hit3", "page_hit3", "refusal", "false_refusal", "flagged", "false_flag")
 
 ANSWERS_NOTE = ("Facts covered is crude: a required fact counts when at least 60 % of its content words "
                 "(stopwords removed, Snowball-stemmed) appear in the answer; only answered in-scope questions count.")
@@ -88,7 +90,7 @@ def _threshold_label(name: str, thresholds: Thresholds) -> str:
     want = getattr(thresholds, name, None)
     if want is None:
         return ""
-    return f"≤ {want:g}%" if name == "false_refusal" else f"≥ {want:g}%"
+    return f"≤ {want:g}%" if name in ("false_refusal", "false_flag") else f"≥ {want:g}%"
 
 
 def _md_cell(text: str) -> str:
@@ -103,6 +105,7 @@ def question_json(r: QuestionResult) -> dict[str, Any]:
         "kind": r.question.kind,
         "question": r.question.question,
         "status": r.status,
+        "flagged": r.flagged,
         "links": [{"url": u, "live_ok": ok} for u, ok in zip(r.links, r.live_ok)],
         "gold": list(r.question.gold),
         "accept": list(r.question.accept),
@@ -173,12 +176,13 @@ def render_markdown(data: ReportData) -> str:
     for failure in data.failures:
         lines.append(f"\n**Below threshold:** {_md_cell(failure)}")
     if m.by_site:
-        lines += ["", "### By site", "", "| site | links valid | hit@1 | hit@3 | page hit@3 | refused (oos) | false refusals |",
-                  "|---|---:|---:|---:|---:|---:|---:|"]
+        lines += ["", "### By site", "", "| site | links valid | hit@1 | hit@3 | page hit@3 | refused (oos) | false refusals "
+                  "| oos refused or flagged | answerable flagged |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for site, d in m.by_site.items():
             lines.append(
                 f"| {_md_cell(site)} | {fmt(d['link_validity'])} | {fmt(d['hit1'])} | {fmt(d['hit3'])} | "
-                f"{fmt(d['page_hit3'])} | {fmt(d['refusal'])} | {fmt(d['false_refusal'])} |"
+                f"{fmt(d['page_hit3'])} | {fmt(d['refusal'])} | {fmt(d['false_refusal'])} | {fmt(d.get('flagged'))} | "
+                f"{fmt(d.get('false_flag'))} |"
             )
     if m.answers:
         lines += ["", "### Answers", "", "| scope | facts covered | words p50 | words max | sentences ending in '?' |",
@@ -186,11 +190,11 @@ def render_markdown(data: ReportData) -> str:
         lines += [f"| {_md_cell(scope)} | {' | '.join(cells)} |" for scope, *cells in _answers_rows(m)]
         lines += ["", ANSWERS_NOTE]
     if held is not None and held.by_site:
-        lines += ["", "### Held out, by site", "", "| site | hit@1 | hit@3 | refused (oos) | false refusals |",
-                  "|---|---:|---:|---:|---:|"]
+        lines += ["", "### Held out, by site", "", "| site | hit@1 | hit@3 | refused (oos) | false refusals | "
+                  "oos refused or flagged | answerable flagged |", "|---|---:|---:|---:|---:|---:|---:|"]
         for site, d in held.by_site.items():
             lines.append(f"| {_md_cell(site)} | {fmt(d['hit1'])} | {fmt(d['hit3'])} | {fmt(d['refusal'])} | "
-                         f"{fmt(d['false_refusal'])} |")
+                         f"{fmt(d['false_refusal'])} | {fmt(d.get('flagged'))} | {fmt(d.get('false_flag'))} |")
     lines += tradeoff_markdown(data.tradeoff)
     lines += calibration_markdown(data.calibration)
     if m.repair_by_category:

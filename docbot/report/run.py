@@ -130,6 +130,7 @@ def score_answers(
                 timings_ms=dict(getattr(a, "timings_ms", {}) or {}),
                 error=getattr(a, "error", None),
                 answer=str(getattr(a, "answer", "") or ""),
+                flagged=bool(getattr(a, "flagged", False)),
             )
         )
     return results

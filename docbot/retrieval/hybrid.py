@@ -13,6 +13,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
 from docbot.indexing.chunk import FENCED_BLOCK, Chunk
+from docbot.retrieval.candidates import CandidateFeatures, Fused
+from docbot.retrieval.ranker import Ranker
 from docbot.text.words import tokenize
 
 K = TypeVar("K", bound=Hashable)  # what is ranked: a deep URL, a position
@@ -28,6 +30,8 @@ DUPLICATE_JACCARD = 0.9  # a section sharing this much of its words with one alr
 TINY_WORDS = 40  # a section shorter than this brings its parent's lead
 LEAD_WORDS = 80  # how much of the parent's lead it brings
 BOOST_WEIGHT = 1.0  # weight of the "cited earlier in the conversation" list in the fusion
+MENTION_POOL = 20  # sections taken from what other pages say about them (docbot.indexing.mentions)
+MENTION_WEIGHT = 0.0  # their list's weight in the fusion (0: a ranker feature only; see docs/experiments.md)
 LISTING_CODE_SHARE = 0.95  # a page whose text is at least this share code is a source listing
 # Preferences among sections whose evidence is alike. They reorder, they never change a hit's score
 # (the evidence, which the gate and the clarify rule read). Fused RRF scores are compressed: the top of
@@ -186,12 +190,17 @@ def _lead(text: str, words: int = LEAD_WORDS) -> str:
 class Retriever:
     """Hybrid section retrieval over an index; caches per-site section tables."""
 
-    def __init__(self, index: SearchIndex, pool: int = POOL) -> None:
+    def __init__(self, index: SearchIndex, pool: int = POOL, ranker: Ranker | None = None, rank: bool = True,
+                 mention_weight: float = MENTION_WEIGHT) -> None:
         self.index = index
         self.pool = pool
+        self.ranker = ranker if ranker is not None or not rank else Ranker.load()
+        self.mention_weight = mention_weight
         self._sections: dict[str, dict[str, list[Chunk]]] = {}
         self._parents: dict[str, dict[tuple[str, tuple[str, ...]], Chunk]] = {}
         self._listings: dict[str, frozenset[str]] = {}
+        self._features = CandidateFeatures(index)
+        self._freq: dict[str, tuple[dict[str, int], int]] = {}
 
     def _table(self, site: str) -> dict[str, list[Chunk]]:
         if site not in self._sections:
@@ -248,6 +257,41 @@ class Retriever:
     ) -> Retrieval:
         """Top ``k`` sections for ``query``; ``boost`` deep URLs (cited earlier) join the fusion; ``within`` keeps one page."""
         names = list(sites) if sites is not None else self.index.sites()
+        f = self._fuse(query, names, boost, within)
+        evidence_order = sorted(f.fused, key=lambda key: -f.fused[key])[:k]
+        preferred = {key: score * self._preference(f.site_of[key], key) for key, score in f.fused.items()}  # the order
+        depth = max(3 * k, k + 10, self.ranker.depth if self.ranker else 0)
+        ranked = sorted(preferred, key=lambda key: -preferred[key])[:depth]
+        # The ranker orders a fresh question's candidates; a follow-up keeps the order that favours what the
+        # conversation cited before (the ranker was never fitted on conversations).
+        if self.ranker is not None and len(names) == 1 and not within and not f.boosted and len(ranked) > 1:
+            top = ranked[: self.ranker.depth]
+            order = self.ranker.order(self._rows(query, names[0], top, f))
+            ranked = [top[i] for i in order] + ranked[len(top):]
+            preferred = {key: 1.0 / (1 + i) for i, key in enumerate(ranked)}
+        hits = [
+            self.section(f.site_of[key], key, score=f.fused[key], dense=f.best_dense.get(key, 0.0),
+                         lexical=f.best_lex.get(key, 0.0))
+            for key in ranked
+        ]
+        found = [h for h in hits if h is not None]
+        tokens = [frozenset(tokenize(h.text)) for h in found]
+        chosen = tuple(found[i] for i in mmr([preferred[h.deep_url] for h in found], tokens, k))
+        merged = {h.deep_url: h for h in found}
+        leading = tuple(h for h in (merged.get(key) or self.section(f.site_of[key], key) for key in evidence_order)
+                        if h is not None)
+        return Retrieval(chosen, max((s for _, s in f.dense), default=0.0), max((s for _, s in f.lexical), default=0.0),
+                         _site_agreement(f.dense_keys, f.lexical_keys, f.site_of, none=f.pool + 1), leading)
+
+    def candidates(self, query: str, site: str, depth: int) -> tuple[list[str], list[tuple[float, ...]]]:
+        """The first ``depth`` sections in retrieval's order and their ranker features (to fit the ranker on)."""
+        f = self._fuse(query, [site], (), None)
+        preferred = {key: score * self._preference(f.site_of[key], key) for key, score in f.fused.items()}
+        ranked = sorted(preferred, key=lambda key: -preferred[key])[:depth]
+        return ranked, self._rows(query, site, ranked, f)
+
+    def _fuse(self, query: str, names: list[str], boost: Sequence[str], within: str | None) -> Fused:
+        """Dense, BM25 and mention lists for ``query``, and their reciprocal rank fusion."""
         pool = self.pool * (4 if within else 1)
         dense = self.index.dense(query, k=pool, sites=names)
         lexical = self.index.lexical(query, k=pool, sites=names)
@@ -257,38 +301,49 @@ class Retriever:
         else:
             dense = [h for h in dense if not self._listing(h[0])]
             lexical = [h for h in lexical if not self._listing(h[0])]
-        site_of: dict[str, str] = {}
-        best_dense: dict[str, float] = {}
-        best_lex: dict[str, float] = {}
+        f = Fused(dense, lexical, pool)
         for chunk, score in dense:
-            site_of[chunk.deep_url] = chunk.site
-            best_dense[chunk.deep_url] = max(best_dense.get(chunk.deep_url, -1.0), score)
+            f.site_of[chunk.deep_url] = chunk.site
+            f.best_dense[chunk.deep_url] = max(f.best_dense.get(chunk.deep_url, -1.0), score)
         for chunk, score in lexical:
-            site_of[chunk.deep_url] = chunk.site
-            best_lex[chunk.deep_url] = max(best_lex.get(chunk.deep_url, 0.0), score)
-        dense_keys = _dedupe(c.deep_url for c, _ in dense)
-        lexical_keys = _dedupe(c.deep_url for c, _ in lexical)
-        lists: list[tuple[Sequence[str], float]] = [(dense_keys, 1.0), (lexical_keys, 1.0)]
-        boosted = [b for b in boost if b in site_of]
-        if boosted:
-            lists.append((boosted, BOOST_WEIGHT))
-        fused = rrf(lists)  # the evidence: each hit's score
-        evidence_order = sorted(fused, key=lambda key: -fused[key])[:k]
-        preferred = {key: score * self._preference(site_of[key], key) for key, score in fused.items()}  # the order
-        ranked = sorted(preferred, key=lambda key: -preferred[key])[: max(3 * k, k + 10)]
-        hits = [
-            self.section(site_of[key], key, score=fused[key], dense=best_dense.get(key, 0.0),
-                         lexical=best_lex.get(key, 0.0))
-            for key in ranked
-        ]
-        found = [h for h in hits if h is not None]
-        tokens = [frozenset(tokenize(h.text)) for h in found]
-        chosen = tuple(found[i] for i in mmr([preferred[h.deep_url] for h in found], tokens, k))
-        merged = {h.deep_url: h for h in found}
-        leading = tuple(h for h in (merged.get(key) or self.section(site_of[key], key) for key in evidence_order)
-                        if h is not None)
-        return Retrieval(chosen, max((s for _, s in dense), default=0.0), max((s for _, s in lexical), default=0.0),
-                         _site_agreement(dense_keys, lexical_keys, site_of, none=pool + 1), leading)
+            f.site_of[chunk.deep_url] = chunk.site
+            f.best_lex[chunk.deep_url] = max(f.best_lex.get(chunk.deep_url, 0.0), score)
+        f.dense_keys = _dedupe(c.deep_url for c, _ in dense)
+        f.lexical_keys = _dedupe(c.deep_url for c, _ in lexical)
+        if not within:
+            said = [(key, score, site) for site in names for key, score in self._mentioned(query, site)]
+            for key, score, site in sorted(said, key=lambda m: -m[1]):
+                f.site_of[key] = site
+                f.mention[key] = score
+                f.mention_keys.append(key)
+        lists: list[tuple[Sequence[str], float]] = [(f.dense_keys, 1.0), (f.lexical_keys, 1.0)]
+        if f.mention_keys and self.mention_weight > 0:
+            lists.append((f.mention_keys, self.mention_weight))
+        f.boosted = [b for b in boost if b in f.site_of]
+        if f.boosted:
+            lists.append((f.boosted, BOOST_WEIGHT))
+        f.fused = rrf(lists)  # the evidence: each hit's score
+        return f
+
+    def _mentioned(self, query: str, site: str) -> list[tuple[str, float]]:
+        """The sections whose mentions on other pages best match ``query`` (none without a mention index)."""
+        index = self._mention_index(site)
+        if index is None:
+            return []
+        table = self._table(site)
+        return [(key, score) for key, score in index.search(query, MENTION_POOL)
+                if key in table and not self._listing(table[key][0])]
+
+    def _mention_index(self, site: str) -> Any:
+        mentions = getattr(self.index, "mentions", None)
+        return mentions(site) if mentions is not None else None
+
+    def _rows(self, query: str, site: str, keys: Sequence[str], f: Fused) -> list[tuple[float, ...]]:
+        """The ranker's features of ``keys`` (one site's sections, in retrieval's order)."""
+        if site not in self._freq:
+            self._freq[site] = site_doc_freq(self.index, site)
+        return self._features.rows(query, site, keys, f, self._table(site), self._mention_index(site),
+                                   self._freq[site])
 
 
 def with_origin(hit: Hit, origin: str) -> Hit:

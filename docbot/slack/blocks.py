@@ -172,7 +172,7 @@ def render_answer(
         head.append(_context(f"*Q:* {inert(_shorten(answer.question, QUESTION_CHARS))}"))
     head += _clarify_blocks(answer)
     parts = to_mrkdwn_parts(answer.answer, approved_urls(answer))
-    if answer.status == "error":
+    if answer.status == "error" or answer.flagged:  # a flagged answer opens with its "may not cover" line
         body_parts = [f":warning: {part}" if i == 0 else part for i, part in enumerate(parts)]
     else:
         body_parts = parts

@@ -11,7 +11,8 @@ import respx
 from crawlers.crawl import CrawlConfig, crawl_site
 from crawlers.errors import CrawlRefused
 from crawlers.extract import EXTRACTOR_VERSION
-from crawlers.model import AnchorMap, load_section_texts, map_path
+from crawlers.model import AnchorMap, map_path
+from crawlers.texts import load_section_texts
 from tests.crawlers.test_crawl_loop import BASE, HTML, page, run_crawl, site
 
 LINKS = "".join(f'<a href="p{i}.html">{i}</a>' for i in range(5))
@@ -141,7 +142,8 @@ def test_last_modified_in_the_same_second_as_the_response_is_not_trusted() -> No
 
 
 def test_section_texts_round_trip_line_separators_and_carriage_returns(tmp_path: Path) -> None:
-    from crawlers.model import SectionText, save_section_texts
+    from crawlers.model import SectionText
+    from crawlers.texts import save_section_texts
 
     texts = [SectionText("s", BASE + "a.html", "x", "Odd \u2028 title", 2, ("A", "Odd"), "Guides", "one\r\ntwo\u2028three\x85"),
              SectionText("s", BASE + "a.html", None, "Plain", 1, ("A",), "Guides", "")]

@@ -150,3 +150,20 @@ def test_a_title_that_many_pages_share_is_named_with_its_page() -> None:
                    "Sessions", ("Guide", "Sessions"), "Guides", "z")
     assert p.stats.display_title(examples) == "CREATE INDEX › Examples"  # "See also Examples [3]" said nothing
     assert p.stats.display_title(sessions) == "Sessions"  # one page has it: its own title is clear
+
+
+def test_an_answer_the_gate_flags_opens_with_the_line_and_has_low_confidence() -> None:
+    from dataclasses import replace
+
+    from docbot.answering.gate import FLAG_LINE, FLAGGED_CONFIDENCE
+
+    plain = pipeline().ask("How do I limit the upload size? MAX_CONTENT_LENGTH")
+    assert not plain.flagged and "flagged" not in plain.to_json()
+    shipped = GateModel.load()
+    wary = Pipeline(FakeIndex(make_chunks()), {"demo": make_map()}, make_validator(),
+                    gate=replace(shipped, flag_threshold=shipped.threshold + 100.0))
+    answer = wary.ask("How do I limit the upload size? MAX_CONTENT_LENGTH")
+    data = answer.to_json()
+    assert answer.status == "answered" and data["flagged"] is True
+    assert data["answer"].startswith(FLAG_LINE + "\n\n") and answer.confidence <= FLAGGED_CONFIDENCE
+    assert data["references"] == plain.to_json()["references"]

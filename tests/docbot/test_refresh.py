@@ -110,7 +110,8 @@ def test_failed_site_exits_non_zero_and_keeps_its_map(tmp_path: Path) -> None:
 
 
 def test_refresh_reads_section_texts_for_tied_repairs_and_copes_without_them(tmp_path: Path) -> None:
-    from crawlers.model import AnchorMap, SectionText, write_section_texts
+    from crawlers.model import AnchorMap, SectionText
+    from crawlers.texts import write_section_texts
     from docbot.config import load_settings
     from docbot.indexing.generations import Generations
     from docbot.refresh import stored_texts

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from crawlers.crawl import CrawlConfig, crawl_site
-from crawlers.model import AnchorMap, load_section_texts
+from crawlers.model import AnchorMap
+from crawlers.texts import load_section_texts
 from docbot.indexing.embed import HashEmbedder
 from docbot.indexing.generations import Generations
 from docbot.indexing.index import Index

@@ -142,3 +142,16 @@ def test_closest_topics_are_on_distinct_pages() -> None:
     hits = [hit("http://d/a#1", ""), hit("http://d/a#2", ""), hit("http://d/b#1", ""), hit("http://d/c#1", ""),
             hit("http://d/e#1", "")]
     assert [h.url for h in closest_topics(hits)] == ["http://d/a", "http://d/b", "http://d/c"]
+
+
+def test_an_answer_under_the_flag_threshold_is_flagged_and_one_over_it_is_not() -> None:
+    from dataclasses import replace
+
+    retrieval = Retrieval(tuple(UPLOADS), 0.6, 9.0, agreement=1)
+    model = shipped()
+    plain = decide("limit upload size", retrieval, FREQ, DOCS, FLOOR, model)
+    assert plain.answer and not plain.flagged
+    high = replace(model, flag_threshold=model.threshold + plain.relevance + 1.0)  # everything answered is flagged
+    flagged = decide("limit upload size", retrieval, FREQ, DOCS, FLOOR, high)
+    assert flagged.answer and flagged.flagged
+    assert GateModel.from_json(high.to_json()) == high

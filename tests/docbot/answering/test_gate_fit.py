@@ -20,8 +20,8 @@ def examples() -> list[Example]:
 
 def test_threshold_refuses_at_most_the_allowed_share_of_answerable_questions() -> None:
     inside = [float(i) for i in range(100)]
-    cut = threshold(inside, [-5.0, 1.5, 50.0])
-    assert sum(s < cut for s in inside) <= MAX_FIT_REFUSAL * len(inside)
+    assert sum(s < threshold(inside, [-5.0, 1.5, 50.0]) for s in inside) <= MAX_FIT_REFUSAL * len(inside)
+    cut = threshold(inside, [-5.0, 1.5, 50.0], max_refusal=0.02)
     # centred in the gap between the lowest answerable score kept and the out-of-scope score under it
     assert cut == pytest.approx((2.0 + 1.5) / 2)
 
@@ -52,3 +52,15 @@ def test_leave_one_site_out_never_sees_the_held_out_site() -> None:
 
 def test_fit_is_deterministic() -> None:
     assert fit(examples()) == fit(examples())
+
+
+def test_flag_threshold_flags_at_most_the_allowed_share_of_answerable_questions() -> None:
+    from docbot.answering.gate_fit import MAX_FIT_FLAG, flag_threshold
+
+    inside = [float(i) for i in range(100)]
+    cut = flag_threshold(inside)
+    assert sum(s < cut for s in inside) <= MAX_FIT_FLAG * len(inside) < sum(s < cut + 1.0 for s in inside)
+    model = fit(examples())
+    assert model.flag_at >= model.threshold
+    flagged = [e for e in examples() if model.threshold <= model.score(e.scaled) < model.flag_at]
+    assert sum(e.in_scope for e in flagged) <= MAX_FIT_FLAG * 30

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import docbot.indexing.embed
-from crawlers.model import AnchorMap, Page, SectionText, save_section_texts
+from crawlers.model import AnchorMap, Page, SectionText
+from crawlers.texts import save_section_texts
 from docbot.cli import main
 from docbot.indexing.embed import HashEmbedder
 

@@ -256,7 +256,7 @@ def test_document_frequencies_come_from_the_bm25_index_and_match_counting(tmp_pa
 def test_a_data_dir_from_before_generations_is_adopted_without_embedding_again(tmp_path: Path) -> None:
     """The layout before generations (index/<site>.json, bm25/<site>/, sites/<site>/sections.jsonl, one collection
     per site keyed by chunk id) becomes generation 1 on the next `docbot index`; its vectors are copied."""
-    from crawlers.model import save_section_texts
+    from crawlers.texts import save_section_texts
     from docbot.config import Settings
     from docbot.indexing.chunk import chunk_sections
     from docbot.updating import index_site

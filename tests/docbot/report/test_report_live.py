@@ -62,6 +62,7 @@ class FakeAnswer:
     references: tuple[Ref, ...]
     timings_ms: dict[str, float] = field(default_factory=lambda: {"retrieve": 3.0, "total": 9.0})
     error: str | None = None
+    flagged: bool = False
 
 
 class FakePipeline:
@@ -177,9 +178,10 @@ class GatedPipeline(FakePipeline):
 
     def ask(self, question: str, site: str | None = None) -> FakeAnswer:
         self.used.append((site, tuple((getattr(self.gate, "meta", None) or {}).get("sites", ()))))
-        if self.gate.score(self.evidence(question, site or "")) < self.gate.threshold:
+        score = self.gate.score(self.evidence(question, site or ""))
+        if score < self.gate.threshold:
             return FakeAnswer("not_covered", ())
-        return FakeAnswer("answered", (Ref(self.base + "guide/index.html#install"),))
+        return FakeAnswer("answered", (Ref(self.base + "guide/index.html#install"),), flagged=score < self.gate.flag_at)
 
 
 def test_held_out_answers_each_site_with_a_gate_fitted_without_it(site: str) -> None:
@@ -192,16 +194,17 @@ def test_held_out_answers_each_site_with_a_gate_fitted_without_it(site: str) -> 
         questions += [Question(f"{s}-o{i}", s, "out_of_scope", f"kubernetes {0.1 + i / 20}") for i in range(2)]
     shipped = fit([Example("x", Evidence(d, 0, 0, 0, 0), d > 0.3) for d in (0.1, 0.2, 0.6, 0.7, 0.8)])
     pipeline = GatedPipeline(site, shipped)
-    data = build_report(pipeline, questions, {s: site for s in "abc"}, Thresholds(hit3=100, refusal=100),
+    data = build_report(pipeline, questions, {s: site for s in "abc"}, Thresholds(hit3=100, flagged=100),
                         held_out=True)
     assert pipeline.gate is shipped  # restored after the folds
     held = [(asked, fitted) for asked, fitted in pipeline.used[len(questions):]]
     assert len(held) == len(questions) and all(asked not in fitted for asked, fitted in held)
-    assert data.held_out is not None and data.held_out.hit3 == 100.0 and data.held_out.refusal == 100.0
+    # every out-of-scope question refused or flagged, held out (issue 26: flag rather than refuse)
+    assert data.held_out is not None and data.held_out.hit3 == 100.0 and data.held_out.flagged == 100.0
     assert data.passed
     md = render_markdown(data)
     assert "| metric | in sample | held out | threshold |" in md and "### Held out, by site" in md
-    assert json.loads(render_json(data))["held_out_metrics"]["refusal"] == 100.0
+    assert json.loads(render_json(data))["held_out_metrics"]["flagged"] == 100.0
 
 
 def test_held_out_figures_below_threshold_fail_the_report(site: str) -> None:

@@ -142,3 +142,20 @@ def test_repair_accuracy_by_category() -> None:
         "valid": 100.0, "slug_style": 100.0, "case": 0.0, "cross_page": 0.0,
         "nonexistent_fragment": 50.0, "dead_page": 100.0,
     }
+
+
+def test_flagged_answers_count_apart_from_refusals() -> None:
+    from dataclasses import replace
+
+    import pytest
+
+    from docbot.report.render import ReportData, render_markdown
+
+    oos_flagged = replace(OOS_ANSWERED, flagged=True)
+    answerable_flagged = replace(RIGHT, flagged=True)
+    m = compute_metrics([oos_flagged, OOS_REFUSED, replace(OOS_ANSWERED, question=q("drf-7", kind="out_of_scope")),
+                         answerable_flagged, SECOND])
+    assert m.refusal == pytest.approx(100 / 3) and m.flagged == pytest.approx(200 / 3)
+    assert m.false_refusal == 0 and m.false_flag == 50
+    assert m.by_site["drf"]["flagged"] == pytest.approx(200 / 3)
+    assert "Out-of-scope refused or flagged" in render_markdown(ReportData(m, Thresholds(), (), ()))

@@ -77,7 +77,8 @@ def test_documentation_comes_before_a_release_note_that_matches_as_well() -> Non
     note = Chunk("rn", "demo", url, "v2", f"{url}#v2", "Version 2.0", ("Changes", "Version 2.0"), 2,
                  "Release notes", "Limit upload size: MAX_CONTENT_LENGTH limits the upload size. Over the upload size limit: 413.",
                  content_hash("rn"))
-    result = Retriever(FakeIndex([note, *make_chunks()])).search("limit upload size MAX_CONTENT_LENGTH 413", k=3)
+    result = Retriever(FakeIndex([note, *make_chunks()]), rank=False).search(  # retrieval's order, the ranker's input
+        "limit upload size MAX_CONTENT_LENGTH 413", k=3)
     urls = [h.deep_url for h in result.hits]
     assert urls.index("http://docs.test/guide.html#uploading-files") < urls.index(f"{url}#v2")
     # ... while the gate still sees the sections in the order the evidence alone gives
@@ -94,7 +95,8 @@ def test_a_fuller_section_comes_before_a_one_line_entry_that_matches_as_well() -
                  2, "Guides", "To cap how much a client may upload, set MAX_CONTENT_LENGTH to the largest request body you "
                  "accept, in bytes. Flask reads it before the body and refuses anything bigger with a 413 error, so an "
                  "upload over the size limit never fills the memory of the worker that handles it.", content_hash("f1"))
-    result = Retriever(FakeIndex([terse, full])).search("upload size limit MAX_CONTENT_LENGTH", k=2)
+    result = Retriever(FakeIndex([terse, full]), rank=False).search(  # retrieval's order, the ranker's input
+        "upload size limit MAX_CONTENT_LENGTH", k=2)
     urls = [h.deep_url for h in result.hits]
     assert result.leading[0].deep_url == f"{url}#app.App.upload_limit"  # first on evidence alone ...
     assert urls[0] == f"{guide}#upload-limits"  # ... but the fuller section (40 words or more) answers

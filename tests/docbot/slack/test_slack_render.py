@@ -241,3 +241,13 @@ def test_iter_links_lists_every_link_sent_oldest_first(tmp_path: Path) -> None:
         (first, "https://docs.example/p2.html#s2"),
         (second, "https://docs.example/p1.html#s1"),
     ]
+
+
+def test_a_flagged_answer_shows_its_may_not_cover_line_first_with_a_warning() -> None:
+    from dataclasses import replace
+
+    from docbot.answering.gate import FLAG_LINE
+
+    answer = replace(_answer(f"{FLAG_LINE}\n\nThe closest section says this. [1]", ["Guides"]), flagged=True)
+    body = [b for b in render_answer(answer, 3).blocks if b["type"] == "section"]
+    assert body[0]["text"]["text"].startswith(":warning: The documentation may not cover this question")

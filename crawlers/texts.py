@@ -1,0 +1,74 @@
+"""The files a crawl keeps beside the anchor map: each section's text, and what pages say about the sections they link to.
+
+JSON Lines, one object a line, written atomically. The ``(data_dir, site)`` functions are the crawler's own layout
+(``<data-dir>/sites/<site>/``); the path functions read and write anywhere (docbot keeps them in generations).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import orjson
+
+from crawlers.errors import AnchorMapError
+from crawlers.model import Mention, SectionText, _dumps, write_atomic
+from crawlers.sitenames import check_site_name
+
+
+def sections_path(data_dir: str | os.PathLike[str], site: str) -> Path:
+    return Path(data_dir) / "sites" / check_site_name(site) / "sections.jsonl"
+
+
+def load_section_texts(data_dir: str | os.PathLike[str], site: str) -> list[SectionText]:
+    return read_section_texts(sections_path(data_dir, site), site)
+
+
+def read_section_texts(path: str | os.PathLike[str], site: str) -> list[SectionText]:
+    """The section texts in ``path`` (a ``sections.jsonl``); raises :class:`AnchorMapError` with a next step."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()  # orjson reads UTF-8 bytes directly: twice as fast as decoded lines
+    except FileNotFoundError:
+        raise AnchorMapError(
+            f"No section texts for site {site!r} in {path.parent} — run `docbot crawl URL --site {site}`"
+        ) from None
+    from_json, loads = SectionText.from_json, orjson.loads
+    return [from_json(loads(line)) for line in raw.splitlines() if line.strip()]
+
+
+def save_section_texts(data_dir: str | os.PathLike[str], site: str, texts: Iterable[SectionText]) -> None:
+    write_section_texts(sections_path(data_dir, site), texts)
+
+
+def write_section_texts(path: str | os.PathLike[str], texts: Iterable[SectionText]) -> None:
+    """Write ``texts`` to ``path`` atomically, one JSON object per line."""
+    write_atomic(Path(path), "".join(_dumps(t.to_json()) + "\n" for t in texts))
+
+
+def mentions_path(data_dir: str | os.PathLike[str], site: str) -> Path:
+    """One JSON array a line (source, target, fragment, section, text, context), by source page."""
+    return Path(data_dir) / "sites" / check_site_name(site) / "mentions.jsonl"
+
+
+def load_mentions(data_dir: str | os.PathLike[str], site: str) -> list[Mention] | None:
+    """The site's mentions as the last crawl saved them; None when that crawl saved none (an older crawl)."""
+    return read_mentions(mentions_path(data_dir, site))
+
+
+def save_mentions(data_dir: str | os.PathLike[str], site: str, mentions: Iterable[Mention]) -> None:
+    write_mentions(mentions_path(data_dir, site), mentions)
+
+
+def read_mentions(path: str | os.PathLike[str]) -> list[Mention] | None:
+    """The mentions in ``path``; None when there is no such file (a crawl that kept none)."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+    return [Mention(*orjson.loads(line)) for line in raw.splitlines() if line.strip()]
+
+
+def write_mentions(path: str | os.PathLike[str], mentions: Iterable[Mention]) -> None:
+    write_atomic(Path(path), "".join(_dumps(m.to_json()) + "\n" for m in mentions))

@@ -1,0 +1,57 @@
+"""What the index keeps beside the chunks for the ranker, per site, in a directory the caller gives.
+
+- ``mentions/<site>/``: what other pages say about each section (:mod:`docbot.indexing.mentions`);
+- ``headings/<site>/``: each section's title path embedded (:mod:`docbot.indexing.headings`).
+
+:class:`RankingData` builds both after the chunks (``Index.build`` calls :meth:`RankingData.build`) and opens
+them on first use. A site crawled before mentions were kept has none; one indexed before heading vectors were
+kept has none either, and the ranker then embeds the paths it needs itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from crawlers.model import AnchorMap, Mention, SectionText
+from docbot.indexing.chunk import Chunk
+from docbot.indexing.headings import HeadingVectors
+from docbot.indexing.mentions import MentionIndex
+
+
+class RankingData:
+    """Mention indexes and heading vectors of the sites under ``directory``."""
+
+    def __init__(self, directory: Path, embedder: Any) -> None:
+        self.directory = Path(directory)
+        self.embedder = embedder
+        self._mentions: dict[str, MentionIndex | None] = {}
+        self._headings: dict[str, HeadingVectors | None] = {}
+
+    def mentions(self, site: str) -> MentionIndex | None:
+        if site not in self._mentions:
+            self._mentions[site] = MentionIndex.load(self.directory / "mentions" / site)
+        return self._mentions[site]
+
+    def headings(self, site: str) -> HeadingVectors | None:
+        if site not in self._headings:
+            self._headings[site] = HeadingVectors.load(self.directory / "headings" / site)
+        return self._headings[site]
+
+    def build(self, site: str, sections: Sequence[SectionText], amap: AnchorMap, chunks: Sequence[Chunk],
+              mentions: Sequence[Mention] | None, previous: HeadingVectors | None = None) -> None:
+        """Both, from the site's chunks and ``mentions`` (None: the crawl kept none); title paths ``previous``
+        (or this directory's own) holds are not embedded again."""
+        said = mentions
+        if said is not None:
+            built = MentionIndex.build(said, sections, amap, chunks)
+            built.save(self.directory / "mentions" / site)
+            self._mentions[site] = built
+        headings = HeadingVectors.build(chunks, self.embedder, previous or self.headings(site))
+        headings.save(self.directory / "headings" / site)
+        self._headings[site] = headings
+
+    def forget(self, site: str) -> None:
+        self._mentions.pop(site, None)
+        self._headings.pop(site, None)
