@@ -1,20 +1,20 @@
 """What one crawl of one site takes and gives back.
 
 :class:`CrawlConfig` holds the start URL, the scope and every limit (each one overridable per site);
-:class:`CrawlResult` the new anchor map, its section texts, the change report against the previous map
-and the :class:`CrawlStats`. Frozen values, shared by the loop (:mod:`crawlers.crawl_loop`) and the
+:class:`CrawlResult` the new anchor map, its section texts, the change report against the previous map,
+the :class:`CrawlStats` and the pages' visible texts. Frozen values, shared by the loop (:mod:`crawlers.crawl_loop`) and the
 entry points that run it (:mod:`crawlers.crawl`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from crawlers import fetch as f
 from crawlers.diff import ChangeReport
 from crawlers.frontier import MAX_PAGES, MAX_QUERY_VARIANTS, MAX_URL_LENGTH
-from crawlers.model import AnchorMap, SectionText
+from crawlers.model import AnchorMap, PageText, SectionText
 
 CONCURRENCY = 8  # requests in flight; a crawl stays on one host (its scope is one origin)
 LOSS_THRESHOLD = 0.2
@@ -67,6 +67,7 @@ class CrawlResult:
     texts: list[SectionText]
     report: ChangeReport
     stats: CrawlStats
+    page_texts: list[PageText] = field(default_factory=list)  # what text directives are checked against
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio.run (3.11) reprs the main task's result when restoring SIGINT.

@@ -14,15 +14,18 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
 from lxml import etree
 
 from crawlers.chrome import body_chrome, main_region
 from crawlers.html import MAX_DEPTH, link_text, nested_too_deep, parse_html
+from crawlers.page_text import OUTSIDE
 from crawlers.section_text import ExtractedSection
 from crawlers.sections import walk_sections
+from crawlers.visible_text import MAY_HIDE, visible_runs
 
 log = logging.getLogger(__name__)
 
@@ -51,11 +54,15 @@ class Extracted:
     canonical: str | None = None  # <link rel=canonical>, absolute
     too_deep: bool = False  # elements nested deeper than MAX_DEPTH were dropped by the parser
     navigation: bool = False  # mostly links to other pages: a table of contents or a back-of-book index
+    # The page's visible text in block-level runs, each with its section's index (crawlers.page_text.PageText),
+    # and every id → the run its element starts at; none for navigation.
+    runs: tuple[tuple[int, str], ...] = ()
+    run_ids: Mapping[str, int] = field(default_factory=dict)
 
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
 # of a map written by another version parses every page again instead of trusting "304 Not Modified".
-EXTRACTOR_VERSION = 4
+EXTRACTOR_VERSION = 5
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
@@ -93,16 +100,21 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
         canonical = urljoin(base, str(href).strip())
     main, in_body = main_region(root)
     html_title = clean_title(_text(root.find(".//title"))) or _text(next(iter(_HEADER_TITLE(root)), None))
-    sections, page_title, api_count, heading_count = walk_sections(main, anchors, html_title, body_chrome(main, in_body))
+    opens: dict[etree._Element, int] = {}
+    closes: dict[etree._Element, int] = {main: OUTSIDE}
+    sections, page_title, api_count, heading_count = walk_sections(
+        main, anchors, html_title, body_chrome(main, in_body), opens, closes)
     hint = "API reference" if api_count >= 3 and api_count > heading_count else None
     navigation = _is_navigation(main)
+    may_hide = not isinstance(html, bytes) or MAY_HIDE.search(html) is not None
+    runs, run_ids = visible_runs(root, opens, closes, may_hide) if not navigation else ((), {})
     too_deep = nested_too_deep(root)
     if too_deep:
         log.warning("%s nests elements deeper than %d levels; headings and text below that depth are dropped",
                     url, MAX_DEPTH)
     return Extracted(
         title=page_title, anchors=anchors, sections=sections, links=links, source_type_hint=hint, canonical=canonical,
-        too_deep=too_deep, navigation=navigation,
+        too_deep=too_deep, navigation=navigation, runs=runs, run_ids=run_ids,
     )
 
 

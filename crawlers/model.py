@@ -4,7 +4,8 @@ An anchor map lists, for one site, every canonical page with its aliases, its
 valid fragments (``id`` attributes and ``<a name>``), and its section outline.
 It is deterministic and diffable: the same site crawled twice serialises to
 identical bytes apart from ``crawled_at``. Section *texts* are not part of the
-map; they live in the data directory (see :class:`SectionText`).
+map; they live in the data directory (see :class:`SectionText`), and so do the
+pages' visible texts that text directives are checked against (:class:`PageText`).
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 import orjson
 
 from crawlers.errors import AnchorMapError, BadSiteName
+from crawlers.page_text import PageText
 from crawlers.urls import normalize, split_fragment
 
 FORMAT_VERSION = 1
+T = TypeVar("T")
 SITE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # a file name under anchor_maps/, never a path
 
 SOURCE_TYPES = (
@@ -347,20 +350,36 @@ def sections_path(data_dir: str | os.PathLike[str], site: str) -> Path:
 
 
 def load_section_texts(data_dir: str | os.PathLike[str], site: str) -> list[SectionText]:
-    path = sections_path(data_dir, site)
+    return _load_lines(sections_path(data_dir, site), site, "section texts", SectionText.from_json)
+
+
+def _load_lines(path: Path, site: str, what: str, from_json: Callable[[Any], T]) -> list[T]:
+    """One value a line of a JSON Lines file the crawl wrote; raises :class:`AnchorMapError` with a next step."""
     try:
         raw = path.read_bytes()  # orjson reads UTF-8 bytes directly: twice as fast as decoded lines
     except FileNotFoundError:
-        raise AnchorMapError(
-            f"No section texts for site {site!r} in {path.parent} — run `docbot crawl URL --site {site}`"
-        ) from None
-    from_json, loads = SectionText.from_json, orjson.loads
+        raise AnchorMapError(f"No {what} for site {site!r} in {path.parent} — run `docbot crawl URL --site {site}`") from None
+    loads = orjson.loads
     return [from_json(loads(line)) for line in raw.splitlines() if line.strip()]
 
 
 def save_section_texts(data_dir: str | os.PathLike[str], site: str, texts: Iterable[SectionText]) -> None:
     body = "".join(_dumps(t.to_json()) + "\n" for t in texts)
     write_atomic(sections_path(data_dir, site), body)
+
+
+def page_texts_path(data_dir: str | os.PathLike[str], site: str) -> Path:
+    """Where a site's page texts live: the one place that says so (read and written only through the two below)."""
+    return Path(data_dir) / "sites" / check_site_name(site) / "pages.jsonl"
+
+
+def load_page_texts(data_dir: str | os.PathLike[str], site: str) -> list[PageText]:
+    """The visible texts of a site's pages, in page order; raises :class:`AnchorMapError` with a next step."""
+    return _load_lines(page_texts_path(data_dir, site), site, "page texts", PageText.from_json)
+
+
+def save_page_texts(data_dir: str | os.PathLike[str], site: str, pages: Iterable[PageText]) -> None:
+    write_atomic(page_texts_path(data_dir, site), "".join(_dumps(p.to_json()) + "\n" for p in pages))
 
 
 def load_maps(anchor_maps_dir: str | os.PathLike[str]) -> dict[str, AnchorMap]:
