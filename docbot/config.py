@@ -12,6 +12,7 @@ source_types = { "api*" = "API reference", "tutorial/*" = "Tutorials" }
 
 [validator]
 allow_hosts = ["github.com"]     # links to these hosts are kept unchecked
+text_fragments = true            # false: no text directives (#id:~:text=…) on links, none kept
 ```
 """
 
@@ -52,6 +53,7 @@ class Settings:
     allow_hosts: tuple[str, ...] = ()
     chroma_url: str | None = None
     raw: dict[str, Any] = field(default_factory=dict)
+    text_fragments: bool = True  # [validator] text_fragments: links land on the quoted sentence (#id:~:text=…)
 
     def site(self, name: str) -> SiteConfig:
         for site in self.sites:
@@ -128,4 +130,12 @@ def load_settings(
         allow_hosts=tuple(validator.get("allow_hosts", ())),
         chroma_url=chroma_url or os.environ.get("CHROMA_URL") or raw.get("chroma_url"),
         raw=raw,
+        text_fragments=_flag(validator, "text_fragments", True, path),
     )
+
+
+def _flag(table: dict[str, Any], key: str, default: bool, path: Path) -> bool:
+    value = table.get(key, default)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{path}: validator.{key} must be true or false, not {value!r}")
+    return value

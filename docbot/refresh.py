@@ -169,10 +169,11 @@ def stored_texts(settings: Settings) -> Callable[[str, str], str | None]:
 def recheck_links(settings: Settings, links: Iterable[tuple[int, str]]) -> tuple[int, list[LoggedLink]]:
     """Check logged links against the current maps; returns (links checked, links not kept)."""
     from crawlers.model import load_maps
+    from docbot.references.directives import page_texts_for
     from docbot.references.validator import ReferenceValidator
 
     validator = ReferenceValidator(load_maps(settings.anchor_maps), allow_hosts=settings.allow_hosts,
-                                   texts=stored_texts(settings))
+                                   texts=stored_texts(settings), page_texts=page_texts_for(settings))
     checked, changed = 0, []
     for answer_id, url in links:
         checked += 1

@@ -1,0 +1,109 @@
+"""Text directives as the ReferenceValidator uses them: judged against the cited section, derived for a quote.
+
+:class:`Directives` reads a page's visible text through an injected reader (``PageTexts``: the crawl's stored
+page texts; no fetching), keeps a :class:`~docbot.references.textfrag.PageMatcher` for the pages it was asked
+about, and answers two questions: may this directive go with this fragment (:meth:`Directives.judge`), and which
+directive brings a reader to this quoted passage (:meth:`Directives.derive`). Without a reader (text directives
+turned off) it keeps none and derives none.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+
+from crawlers.errors import AnchorMapError
+from crawlers.model import load_page_texts
+from crawlers.page_text import PageText
+from docbot.config import Settings
+from docbot.references.fragments import remember
+from docbot.references.textderive import derive
+from docbot.references.textfrag import PageMatcher, TextDirective, parse
+
+PageTexts = Callable[[str, str], "PageText | None"]  # (site, canonical page URL) → the page's visible text, or None
+
+log = logging.getLogger(__name__)
+
+MAX_PAGES = 64  # pages whose folded text is kept (a large page's is a few MB)
+MAX_DERIVED = 4096  # quoted passages remembered with their directive
+
+
+class Directives:
+    """Judge and derive text directives over the pages' stored visible texts."""
+
+    def __init__(self, page_texts: PageTexts | None) -> None:
+        self.page_texts = page_texts
+        self._pages: dict[tuple[str, str], PageMatcher | None] = {}
+        self._derived: dict[tuple[str, str, str, str], TextDirective | None] = {}
+
+    @property
+    def on(self) -> bool:
+        return self.page_texts is not None
+
+    def matcher(self, site: str, page: str) -> PageMatcher | None:
+        """The page's matcher, or None when no visible text of it is stored."""
+        key = (site, page)
+        if key not in self._pages:
+            text = self.page_texts(site, page) if self.page_texts is not None else None
+            remember(self._pages, key, PageMatcher(text) if text is not None and text.runs else None, MAX_PAGES)
+        return self._pages[key]
+
+    def judge(self, site: str, page: str, fragment: str, directive: str) -> tuple[str, str]:
+        """(the directives to keep, encoded and joined with '&', or ""; why any were dropped, or "")."""
+        if self.page_texts is None:
+            return "", "text directives are turned off"
+        matcher = self.matcher(site, page)
+        if matcher is None:
+            return "", "the page's visible text was not recorded (recrawl the site)"
+        found, others = parse(directive)
+        kept: list[str] = []
+        why: list[str] = []
+        for text in found:
+            if text is None:
+                why.append("malformed")
+                continue
+            problem = matcher.lands(text, fragment)
+            if problem:
+                why.append(problem)
+            else:
+                kept.append(text.encode())
+        if others:
+            why.append(f"{others} directive(s) other than text= dropped")
+        if not found:
+            why.append("no text= directive")
+        return "&".join(kept), "; ".join(why)
+
+    def derive(self, site: str, page: str, fragment: str, passage: str) -> TextDirective | None:
+        """The shortest directive that lands on ``passage`` inside ``#fragment`` (None when there is none)."""
+        if self.page_texts is None or not passage.strip():
+            return None
+        key = (site, page, fragment, passage)
+        if key not in self._derived:
+            matcher = self.matcher(site, page)
+            remember(self._derived, key, derive(matcher, fragment, passage) if matcher is not None else None, MAX_DERIVED)
+        return self._derived[key]
+
+
+def stored_page_texts(data_dir: str | os.PathLike[str]) -> PageTexts:
+    """A :data:`PageTexts` over the crawl's stored page texts in ``data_dir``, each site read once when first asked
+    (a site crawled before page texts were recorded has none: its directives are dropped until it is recrawled)."""
+    tables: dict[str, dict[str, PageText]] = {}
+
+    def page_text(site: str, page: str) -> PageText | None:
+        table = tables.get(site)
+        if table is None:
+            try:
+                table = {p.url: p for p in load_page_texts(data_dir, site)}
+            except (AnchorMapError, OSError, ValueError) as exc:
+                log.warning("no page texts for %s (%s); its text directives are dropped", site, exc)
+                table = {}
+            tables[site] = table
+        return table.get(page)
+
+    return page_text
+
+
+def page_texts_for(settings: Settings) -> PageTexts | None:
+    """The stored page texts of ``settings``' data dir, or None when ``[validator] text_fragments = false``."""
+    return stored_page_texts(settings.data_dir) if settings.text_fragments else None
