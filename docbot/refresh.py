@@ -5,8 +5,9 @@ it refuses to replace the map when the site is down or too many pages, anchors
 or sections were lost), then ``Index.build`` for that site
 (only changed chunks are re-embedded). Afterwards every link docbot ever sent
 (the reference log) is checked against the new maps; links that no longer
-hold are listed with the validator's repaired target. The change report is
-written to ``<data-dir>/reports/refresh-<timestamp>.{md,json}``.
+hold are listed with the validator's repaired target (a text directive whose
+text changed is dropped, or derived again for the passage its answer quoted).
+The change report is written to ``<data-dir>/reports/refresh-<timestamp>.{md,json}``.
 """
 
 from __future__ import annotations
@@ -174,13 +175,38 @@ def recheck_links(settings: Settings, links: Iterable[tuple[int, str]]) -> tuple
 
     validator = ReferenceValidator(load_maps(settings.anchor_maps), allow_hosts=settings.allow_hosts,
                                    texts=stored_texts(settings), page_texts=page_texts_for(settings))
+    quote = _logged_quotes(settings)
     checked, changed = 0, []
     for answer_id, url in links:
         checked += 1
         outcome = validator.check_url(url)
-        if outcome.action != "kept":
-            changed.append(LoggedLink(answer_id, url, outcome.action, outcome.output, outcome.reason))
+        if outcome.action == "kept":
+            continue
+        passage = quote(answer_id, url) if "text directive dropped" in outcome.reason else ""
+        again = validator.quote_link(url, passage) if passage else None
+        if again is not None and again.output and ":~:" in again.output:  # the quote moved: a directive that lands on it
+            outcome = dataclasses.replace(again, action="rewritten",
+                                          reason=f"{outcome.reason}; derived again for the quoted passage")
+        changed.append(LoggedLink(answer_id, url, outcome.action, outcome.output, outcome.reason))
     return checked, changed
+
+
+def _logged_quotes(settings: Settings) -> Callable[[int, str], str]:
+    """(answer id, link) → the passage that link's answer quoted from it ("" when unknown), read from the log."""
+    path = Path(settings.data_dir) / REFERENCE_LOG
+    answers: dict[int, dict[str, str]] = {}
+
+    def quote(answer_id: int, url: str) -> str:
+        if not path.is_file():
+            return ""
+        if answer_id not in answers:
+            from docbot.reference_log import ReferenceLog
+
+            answer = ReferenceLog(path).get(answer_id)
+            answers[answer_id] = {r.url: r.quote for r in answer.references} if answer else {}
+        return answers[answer_id].get(url, "")
+
+    return quote
 
 
 def refresh(

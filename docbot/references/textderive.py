@@ -21,7 +21,7 @@ MIN_START_WORDS = 3  # a longer passage's start: fewer words stand anywhere
 MAX_START_WORDS = 10
 MAX_END_WORDS = 6
 MAX_CONTEXT_WORDS = 3  # words of prefix or suffix
-MIN_LOCATED_WORDS = 3  # fewer of a passage's words found together in its section is not the passage
+MIN_LOCATED_WORDS = 3  # fewer of a passage's words found together in its section is not the passage (nor under half)
 MAX_OCCURRENCES = 64  # places in a section tried for a passage's opening words
 MAX_EARLIER = 256  # earlier places of a passage's opening words that are checked one by one
 _GAP = " \n"
@@ -92,7 +92,8 @@ def locate(m: PageMatcher, extent: Extent, passage: str) -> Span | None:
     for piece in _pieces(passage):
         words = piece.split()
         found = _longest(m, extent, words, low, high) if words else None
-        if found and found.words >= min(MIN_LOCATED_WORDS, len(words)) and (best is None or found.words > best.words):
+        if found and found.words >= min(max(MIN_LOCATED_WORDS, (len(words) + 1) // 2), len(words)) \
+                and (best is None or found.words > best.words):
             best = found
     return best
 

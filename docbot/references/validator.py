@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from crawlers.urls import split_directive
 from docbot.answer import GROUP_ORDER, Group, LinkOutcome, Reference
 from docbot.references.grouping import group_references
 from docbot.references.directives import PageTexts
@@ -100,6 +101,11 @@ class ReferenceValidator(LinkChecker):
             _renumbered(refs_data[n], i) for i, n in enumerate(cited, start=1)
         )
         return Validated(text, references, group_references(references), tuple(outcomes))
+
+    def quote_link(self, url: str, passage: str, site: str | None = None) -> LinkOutcome:
+        """``url`` checked without its text directive, then given one that lands on ``passage`` (when one does)."""
+        checked = self._quoted(self._checked(split_directive(url)[0], site), passage)
+        return dataclasses.replace(checked.outcome, input=url)
 
     def _quoted(self, checked: Checked, passage: str) -> Checked:
         """``checked`` with a text directive for the quoted ``passage`` on its output, when one lands on it."""
