@@ -25,7 +25,7 @@ from crawlers.html import MAX_DEPTH, link_text, nested_too_deep, parse_html
 from crawlers.page_text import OUTSIDE
 from crawlers.section_text import ExtractedSection
 from crawlers.sections import walk_sections
-from crawlers.visible_text import MAY_HIDE, visible_runs
+from crawlers.visible_text import may_hide, visible_runs
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +54,10 @@ class Extracted:
     canonical: str | None = None  # <link rel=canonical>, absolute
     too_deep: bool = False  # elements nested deeper than MAX_DEPTH were dropped by the parser
     navigation: bool = False  # mostly links to other pages: a table of contents or a back-of-book index
-    # The page's visible text in block-level runs, each with its section's index (crawlers.page_text.PageText),
-    # and every id → the run its element starts at; none for navigation.
-    runs: tuple[tuple[int, str], ...] = ()
+    # The page's visible text in block-level runs joined with newlines, each run's section index, and every id → the
+    # run its element starts at (crawlers.page_text.PageText); none for navigation.
+    run_text: str = ""
+    run_tags: tuple[int, ...] = ()
     run_ids: Mapping[str, int] = field(default_factory=dict)
 
 
@@ -106,15 +107,15 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
         main, anchors, html_title, body_chrome(main, in_body), opens, closes)
     hint = "API reference" if api_count >= 3 and api_count > heading_count else None
     navigation = _is_navigation(main)
-    may_hide = not isinstance(html, bytes) or MAY_HIDE.search(html) is not None
-    runs, run_ids = visible_runs(root, opens, closes, may_hide) if not navigation else ((), {})
+    hiding = not isinstance(html, bytes) or may_hide(html)
+    run_text, run_tags, run_ids = visible_runs(root, opens, closes, hiding) if not navigation else ("", (), {})
     too_deep = nested_too_deep(root)
     if too_deep:
         log.warning("%s nests elements deeper than %d levels; headings and text below that depth are dropped",
                     url, MAX_DEPTH)
     return Extracted(
         title=page_title, anchors=anchors, sections=sections, links=links, source_type_hint=hint, canonical=canonical,
-        too_deep=too_deep, navigation=navigation, runs=runs, run_ids=run_ids,
+        too_deep=too_deep, navigation=navigation, run_text=run_text, run_tags=run_tags, run_ids=run_ids,
     )
 
 

@@ -31,11 +31,30 @@ INVISIBLE_TAGS = frozenset(
     picture source track map area input textarea select datalist option""".split()
 )
 # Attributes that hide an element: ``hidden``, an inline display:none or visibility:hidden. Asked of every element only
-# when the page's source may hold one (:data:`MAY_HIDE`): most pages hold none, and asking costs a tenth of a parse.
+# when the page's source may hold one (:func:`may_hide`).
 _HIDING_STYLE = re.compile(r"(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.I)
-MAY_HIDE = re.compile(rb"\shidden[\s>=/]|\sstyle\s*=", re.I)
+_DISPLAY_NONE = re.compile(rb"display\s*:\s*none")  # each starts with a literal: a fast scan of the lowered page
+_VISIBILITY_HIDDEN = re.compile(rb"visibility\s*:\s*hidden")
+_ATTRIBUTE_END = frozenset(b" \t\n\r>=/")
+_SOFT_HYPHEN = "\xad"  # zero width: find-in-page reads past it
 PERMALINK_CLASS = "headerlink"  # Sphinx's ¶: visibility: hidden until hovered, in every Sphinx theme
-_SOFT_HYPHEN = "\xad"
+# Elements whose start may change the section in effect (a heading, an API entry's term), or whose end may (an API
+# entry list, the main region): only they are looked up in ``opens`` and ``closes``.
+_OPENERS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "dt"})
+_SKIPPED = INVISIBLE_TAGS | {etree.Comment, etree.ProcessingInstruction, etree.Entity}
+
+
+def may_hide(html: bytes) -> bool:
+    """Whether any element of the page may be hidden by its attributes (a false yes costs time, never a wrong run)."""
+    low = html.lower()
+    if _DISPLAY_NONE.search(low) or _VISIBILITY_HIDDEN.search(low):
+        return True
+    at = low.find(b"hidden")
+    while at >= 0:
+        if at and low[at - 1] in b" \t\n\r" and (at + 6 == len(low) or low[at + 6] in _ATTRIBUTE_END):
+            return True
+        at = low.find(b"hidden", at + 1)
+    return False
 
 
 def _hidden_by_attributes(el: etree._Element) -> bool:
@@ -48,49 +67,42 @@ def _hidden_by_attributes(el: etree._Element) -> bool:
 def visible_runs(
     root: etree._Element, opens: Mapping[etree._Element, int], closes: Mapping[etree._Element, int],
     may_hide: bool = True,
-) -> tuple[tuple[tuple[int, str], ...], dict[str, int]]:
-    """(runs, ids) of the document: runs as :class:`crawlers.page_text.PageText` holds them, and every id (and
-    ``<a name>``) → the index of the run its element starts at.
+) -> tuple[str, tuple[int, ...], dict[str, int]]:
+    """(text, tags, ids) of the document, as :class:`crawlers.page_text.PageText` holds them: the runs joined with
+    newlines, each run's section index, and every id (and ``<a name>``) → the index of the run its element starts at.
 
     ``opens``: element → the section index that starts with it (a heading, an API entry's ``dt``);
     ``closes``: element → the section index in effect again after its end (an API entry's ``dl``, the main region);
-    ``may_hide``: False when the page's source has no attribute that hides an element (see :data:`MAY_HIDE`).
+    ``may_hide``: False when the page's source has no attribute that hides an element (see :func:`may_hide`).
+    One pass, written for speed (it runs on every page of every crawl): the flush is inline.
     """
-    runs: list[tuple[int, str]] = []
+    runs: list[str] = []
+    tags: list[int] = []
     ids: dict[str, int] = {}
     buf: list[str] = []
+    add = buf.append
     section = OUTSIDE
-    invisible, blocks = INVISIBLE_TAGS, BLOCK_TAGS
     skipped: etree._Element | None = None  # the element whose subtree was just skipped: its end event comes next
-
-    def flush() -> None:
-        text = " ".join("".join(buf).split())
-        buf.clear()
-        if text:
-            if _SOFT_HYPHEN in text:
-                text = text.replace(_SOFT_HYPHEN, "")
-            runs.append((section, text))
-
+    invisible, blocks, openers = _SKIPPED, BLOCK_TAGS, _OPENERS
     body = root.find("body")
     walker = etree.iterwalk(body if body is not None else root, events=("start", "end"))
     for event, el in walker:
         tag = el.tag
-        if not isinstance(tag, str):  # comments and processing instructions (the parser drops most)
-            if event == "start":
-                walker.skip_subtree()
-            elif el.tail:
-                buf.append(el.tail)
-            continue
         if event == "end":
             if el is skipped:  # a hidden block breaks no run: a browser searches past it
                 skipped = None
             elif tag in blocks:
                 if buf:
-                    flush()
-                section = closes.get(el, section)
+                    text = " ".join("".join(buf).split())
+                    buf.clear()
+                    if text:
+                        runs.append(text)
+                        tags.append(section)
+                if closes:
+                    section = closes.get(el, section)
             tail = el.tail
             if tail:
-                buf.append(tail)
+                add(tail)
             continue
         if tag in invisible or (may_hide and _hidden_by_attributes(el)) or (
                 tag == "a" and el.get("class") == PERMALINK_CLASS):
@@ -99,10 +111,15 @@ def visible_runs(
             continue
         if tag in blocks:
             if buf:
-                flush()
-            section = opens.get(el, section)
+                text = " ".join("".join(buf).split())
+                buf.clear()
+                if text:
+                    runs.append(text)
+                    tags.append(section)
+            if tag in openers:
+                section = opens.get(el, section)
         elif tag == "br":
-            buf.append(" ")
+            add(" ")
         ident = el.get("id")
         if ident:
             ids.setdefault(ident, len(runs))
@@ -112,6 +129,11 @@ def visible_runs(
                 ids.setdefault(name, len(runs))
         text = el.text
         if text:
-            buf.append(text)
-    flush()
-    return tuple(runs), ids
+            add(text)
+    if buf:
+        text = " ".join("".join(buf).split())
+        if text:
+            runs.append(text)
+            tags.append(section)
+    joined = "\n".join(runs)
+    return (joined.replace(_SOFT_HYPHEN, "") if _SOFT_HYPHEN in joined else joined), tuple(tags), ids

@@ -25,7 +25,7 @@ PageTexts = Callable[[str, str], "PageText | None"]  # (site, canonical page URL
 
 log = logging.getLogger(__name__)
 
-MAX_PAGES = 64  # pages whose folded text is kept (a large page's is a few MB)
+MAX_PAGES = 512  # pages whose folded text is kept: a large site's pages, about one copy of their text
 MAX_DERIVED = 4096  # quoted passages remembered with their directive
 
 
@@ -46,7 +46,7 @@ class Directives:
         key = (site, page)
         if key not in self._pages:
             text = self.page_texts(site, page) if self.page_texts is not None else None
-            remember(self._pages, key, PageMatcher(text) if text is not None and text.runs else None, MAX_PAGES)
+            remember(self._pages, key, PageMatcher(text) if text is not None and text.tags else None, MAX_PAGES)
         return self._pages[key]
 
     def judge(self, site: str, page: str, fragment: str, directive: str) -> tuple[str, str]:

@@ -82,8 +82,10 @@ def reference_url(url: str) -> str:
 
 
 def with_directive(url: str, directive: str) -> str:
-    """``url`` (without a fragment directive) with ``:~:`` and ``directive`` after its fragment."""
-    return f"{url}{'' if '#' in url else '#'}:~:{directive}"
+    """``url`` (without a fragment directive) with ``:~:`` and ``directive`` after its fragment (a last character that
+    reads as punctuation percent-encoded, as :func:`format_url` does)."""
+    out = f"{url}{'' if '#' in url else '#'}:~:{directive}"
+    return out[:-1] + f"%{ord(out[-1]):02X}" if out[-1] in TRAILING else out
 
 
 def _host_key(url: str) -> str:

@@ -3,7 +3,8 @@
 Pure, over a :class:`~docbot.references.textfrag.PageMatcher`. :func:`locate` finds the passage in the cited
 section's text (a fact may be clipped, or carry a definition's terms or list items joined to it: the longest stretch
 of its words that stands in one block wins). :func:`derive` then picks the fewest words that bring a browser there:
-the whole passage when it is short, else its first words and its last ones (``start,end``), with words just
+the whole passage when it is short, else its first words and its last ones (``start,end``; a final full stop or
+other punctuation left off), with words just
 before or after it (``prefix-,`` ``,-suffix``) only when the start or end also stands earlier. A candidate is
 accepted only when its text stands nowhere earlier in the page even with block boundaries and word boundaries
 ignored (so a browser whose word breaker differs from ours still finds the same place first), and when the
@@ -25,6 +26,8 @@ MIN_LOCATED_WORDS = 3  # fewer of a passage's words found together in its sectio
 MAX_OCCURRENCES = 64  # places in a section tried for a passage's opening words
 MAX_EARLIER = 256  # earlier places of a passage's opening words that are checked one by one
 _GAP = " \n"
+# Left off the passage's end: a URL ending in one reads as sentence punctuation (and Markdown and Slack drop it).
+END_PUNCTUATION = ".,;:!?*_~"
 
 
 class Span(NamedTuple):
@@ -87,7 +90,7 @@ def locate(m: PageMatcher, extent: Extent, passage: str) -> Span | None:
     runs = [r for r in range(extent.first, len(m.tags)) if extent.lo <= m.tags[r] < extent.hi]
     if not runs:
         return None
-    low, high = m.starts[runs[0]], m.starts[runs[-1]] + len(m.page.runs[runs[-1]][1])
+    low, high = m.starts[runs[0]], m.run_end(runs[-1])
     best: Span | None = None
     for piece in _pieces(passage):
         words = piece.split()
@@ -110,7 +113,7 @@ def _word_spans(m: PageMatcher, start: int, end: int) -> list[tuple[int, int]]:
 def _context(m: PageMatcher, start: int, end: int, count: int, before: bool) -> tuple[int, int] | None:
     """Offsets of ``count`` whole words just before ``start`` (or after ``end``) in the same run, or None."""
     run = m.run_of(start)
-    low, high = m.starts[run], m.starts[run] + len(m.page.runs[run][1])
+    low, high = m.starts[run], m.run_end(run)
     if before:
         words = m.raw[low:start].split()
         return (start - 1 - len(" ".join(words[-count:])), start - 1) if len(words) >= count else None
@@ -188,6 +191,9 @@ def derive(m: PageMatcher, fragment: str, passage: str) -> TextDirective | None:
     span = locate(m, extent, passage)
     if span is None:
         return None
+    end = len(m.raw[span.start:span.end].rstrip(END_PUNCTUATION))  # "…separately." ends at "separately"
+    if end:
+        span = span._replace(end=span.start + end)
     words = _word_spans(m, span.start, span.end)
     core = len(words) if len(words) <= SHORT_WORDS else MIN_START_WORDS + 1  # the fewest words any candidate has
     earlier = _Earlier(m, span, words)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -31,11 +32,13 @@ SAFE = "!$*+.;=?@_"
 # Curly quotes compare as straight ones (find-in-page folds them; Sphinx writes ’ for ').
 _QUOTES = {"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
            "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"'}
+_COMMON_QUOTES = (("\u2019", "'"), ("\u2018", "'"), ("\u201c", '"'), ("\u201d", '"'))
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 # Word-break rules (Unicode UAX #29, as the browsers' word breakers apply them): letters or digits either side of
 # one of these are one word ("os.path", "don't", "3.14", "1,000").
 _MID_LETTER = frozenset(".':")
 _MID_NUM = frozenset(",;")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _GAP = " \n"  # what may separate words in a folded page: a space within a run, a newline between runs
 
 
@@ -52,9 +55,17 @@ def _fold_char(c: str) -> str:
 
 def fold(text: str) -> str:
     """``text`` as find-in-page compares it, character for character (so offsets stay the same)."""
-    if text.isascii():
-        return text.lower()
-    table: dict[int, int | str] = dict(_ASCII_LOWER)
+    low = text.lower()
+    if low.isascii():
+        return low
+    if len(low) == len(text):
+        for curly, straight in _COMMON_QUOTES:  # Sphinx's smart quotes, by the thousand on a large page
+            if curly in low:
+                low = low.replace(curly, straight)
+        if low.isascii():
+            return low
+        return _NON_ASCII.sub(lambda m: "".join(map(_fold_char, m.group())), low)  # the rest, one run at a time
+    table: dict[int, int | str] = dict(_ASCII_LOWER)  # a character whose lower case is longer ("İ"): one at a time
     table.update((ord(c), _fold_char(c)) for c in set(text) if not c.isascii())
     return text.translate(table)
 
@@ -169,20 +180,28 @@ class PageMatcher:
 
     def __init__(self, page: PageText) -> None:
         self.page = page
-        self.raw = "\n".join(text for _, text in page.runs)
-        self.text = fold(self.raw)  # runs end in "\n": no match crosses a block
-        self.loose = self.text.replace("\n", " ")  # for "could it match earlier?", blocks ignored
-        self.tags = [section for section, _ in page.runs]
+        self.text = fold(page.text)  # runs end in "\n": no match crosses a block
+        self.tags = page.tags
         self.starts: list[int] = []
         at = 0
-        for _, text in page.runs:
+        for run in page.text.split("\n") if page.tags else ():
             self.starts.append(at)
-            at += len(text) + 1
+            at += len(run) + 1
         self.named: dict[str, int] = {}
         for index, (_, ids) in enumerate(page.sections):
             for ident in ids:
                 self.named.setdefault(ident, index)
         self._extents: dict[str, Extent | None] = {}
+
+    @property
+    def raw(self) -> str:
+        """The page's text as written (offsets as in :attr:`text`): what a derived directive quotes."""
+        return self.page.text
+
+    @functools.cached_property
+    def loose(self) -> str:
+        """:attr:`text` with blocks joined by spaces: where a directive could match if blocks did not stop it."""
+        return self.text.replace("\n", " ")
 
     # -- where a fragment points ------------------------------------------
     def extent(self, fragment: str) -> Extent | None:
@@ -212,6 +231,10 @@ class PageMatcher:
             if sections[j][0] <= level:
                 return j
         return len(sections)
+
+    def run_end(self, run: int) -> int:
+        """The offset just after run ``run``'s text."""
+        return self.starts[run + 1] - 1 if run + 1 < len(self.starts) else len(self.text)
 
     def run_of(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset) - 1

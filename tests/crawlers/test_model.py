@@ -54,9 +54,9 @@ def test_missing_or_foreign_map_says_what_to_do(tmp_path: Path) -> None:
 def test_page_texts_round_trip_through_their_one_path(tmp_path: Path) -> None:
     from crawlers.model import PageText, load_page_texts, page_texts_path, save_page_texts
 
-    pages = [PageText("http://h/a.html", ((-1, "Nav \u2028 odd"), (0, "Guide"), (1, "Run it.")),
+    pages = [PageText.of_runs("http://h/a.html", ((-1, "Nav \u2028 odd"), (0, "Guide"), (1, "Run it.")),
                       ((1, ("guide",)), (2, ("install", "label"))), {"inline": 2}),
-             PageText("http://h/b.html", ())]
+             PageText.of_runs("http://h/b.html", ())]
     save_page_texts(tmp_path, "demo", pages)
     assert page_texts_path(tmp_path, "demo") == tmp_path / "sites" / "demo" / "pages.jsonl"
     assert load_page_texts(tmp_path, "demo") == pages

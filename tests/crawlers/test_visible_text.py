@@ -14,7 +14,8 @@ def _page(body: str) -> str:
 
 
 def runs_of(body: str) -> list[tuple[int, str]]:
-    return list(extract(_page(body), URL).runs)
+    ex = extract(_page(body), URL)
+    return list(zip(ex.run_tags, ex.run_text.split("\n"))) if ex.run_tags else []
 
 
 def test_runs_are_blocks_with_inline_text_joined_and_whitespace_collapsed() -> None:
@@ -38,9 +39,8 @@ def test_each_run_carries_its_section_and_text_outside_the_main_region_none() ->
             '<section id="usage"><h2>Usage</h2><p>Call it.</p>'
             '<dl class="py function"><dt class="sig" id="mod.f">f(x)</dt><dd><p>Does f.</p></dd></dl>'
             "<p>After the entry.</p></section></div><div class=\"footer\"><p>Footer</p></div>")
-    ex = extract(_page(body), URL)
-    anchors = [s.anchor for s in ex.sections]
-    tagged = {text: (anchors[i] if i != OUTSIDE else None) for i, text in ex.runs}
+    anchors = [s.anchor for s in extract(_page(body), URL).sections]
+    tagged = {text: (anchors[i] if i != OUTSIDE else None) for i, text in runs_of(body)}
     assert tagged == {"Sidebar: Usage": None, "Guide": "top", "Intro.": "top", "Usage": "usage", "Call it.": "usage",
                       "f(x)": "mod.f", "Does f.": "mod.f", "After the entry.": "usage", "Footer": None}
 
@@ -58,4 +58,4 @@ def test_page_text_keeps_section_ids_and_levels_and_the_other_ids_by_run() -> No
 def test_navigation_pages_record_no_text() -> None:
     links = "".join(f'<li><a href="p{i}.html">Chapter {i} of the long guide</a></li>' for i in range(30))
     ex = extract(_page(f'<div role="main"><ul>{links}</ul></div>'), URL)
-    assert ex.navigation and ex.runs == () and page_text(URL, ex) is None
+    assert ex.navigation and ex.run_tags == () and page_text(URL, ex) is None

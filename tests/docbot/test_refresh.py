@@ -144,7 +144,7 @@ def test_a_logged_text_directive_is_checked_again_and_dropped_or_derived_anew(tm
             Reference(1, link, "Cursors", ("A", "Cursors"), "Guides", "docs", quote=quote),)), "cli")
 
     def page(intro: str) -> None:
-        save_page_texts(settings.data_dir, "docs", [PageText(url, (
+        save_page_texts(settings.data_dir, "docs", [PageText.of_runs(url, (
             (0, "Intro"), (0, intro), (1, "Cursors"), (1, "Use them well. " + quote)), ((2, ("intro",)), (2, ("cursors",))))])
 
     page("Old words here.")
@@ -153,6 +153,6 @@ def test_a_logged_text_directive_is_checked_again_and_dropped_or_derived_anew(tm
     checked, changed = recheck_links(settings, logged_links(settings))
     assert checked == 3 and [(c.url, c.action) for c in changed] == [(moved, "rewritten"), (gone, "rewritten")]
     again, dropped = changed
-    assert again.output == f"{url}#cursors:~:text=Server%20side%20cursors%20stream,sets."
+    assert again.output == f"{url}#cursors:~:text=Server%20side%20cursors%20stream,sets"
     assert "derived again for the quoted passage" in again.reason
     assert dropped.output == f"{url}#intro" and "text directive dropped" in dropped.reason

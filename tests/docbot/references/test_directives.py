@@ -14,7 +14,7 @@ from docbot.references.validator import ReferenceValidator, Source
 
 BASE = "http://docs.test/"
 URL = BASE + "guide.html"
-PAGE_TEXT = PageText(URL, (
+PAGE_TEXT = PageText.of_runs(URL, (
     (OUTSIDE, "Contents"),
     (0, "Install"), (0, "To install the tool, run the installer. If typed is set to true, arguments are cached."),
     (1, "Usage"), (1, "Run the tool with a path. Run the installer again to repair it."),
@@ -34,7 +34,7 @@ def validator(on: bool = True) -> ReferenceValidator:
 
 
 def test_a_directive_that_lands_in_its_section_is_kept() -> None:
-    url = URL + "#install:~:text=If%20typed%20is,cached."
+    url = URL + "#install:~:text=If%20typed%20is,cached"
     outcome = validator().check_url(url)
     assert (outcome.action, outcome.output) == ("kept", url)
     assert "text directive lands in #install" in outcome.reason
@@ -73,7 +73,7 @@ def test_a_quoted_source_gets_a_directive_for_its_quote_and_keeps_it_as_its_quot
                Source(2, URL + "#usage", "Usage", ("Guide", "Usage"), "Guides", "docs")]
     out = validator().validate("Cached when typed [1]. See usage [2].", sources)
     first, second = out.references
-    assert first.url == URL + "#install:~:text=If%20typed%20is,cached." and first.quote.startswith("If typed")
+    assert first.url == URL + "#install:~:text=If%20typed%20is,cached" and first.quote.startswith("If typed")
     assert first.title == "Install"
     assert second.url == URL + "#usage" and second.quote == ""
     assert "text directive for the quoted passage" in out.outcomes[0].reason

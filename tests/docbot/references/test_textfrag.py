@@ -23,7 +23,7 @@ RUNS = (
     (3, "Run the tool with a path. Run the installer again to repair it."),
     (OUTSIDE, "Footer: install the tool"),
 )
-PAGE = PageText("http://h/guide.html", RUNS, SECTIONS, {"inline-note": 6})
+PAGE = PageText.of_runs("http://h/guide.html", RUNS, SECTIONS, {"inline-note": 6})
 
 
 def first(start: str, end: str = "", prefix: str = "", suffix: str = "") -> str | None:
@@ -89,20 +89,20 @@ def test_lands_inside_the_section_and_its_subsections_only() -> None:
 def test_derive_takes_the_fewest_words_that_land_first_in_the_section() -> None:
     m = PageMatcher(PAGE)
     d = derive(m, "install", "If typed is set to true, arguments are cached.")
-    assert d == TextDirective("If typed is", "cached.")
+    assert d == TextDirective("If typed is", "cached")  # a final full stop is left off
     # "run the installer" also stands earlier (in Install): the start needs a fourth word
-    assert derive(m, "usage", "Run the installer again to repair it.") == TextDirective("Run the installer again", "it.")
+    assert derive(m, "usage", "Run the installer again to repair it.") == TextDirective("Run the installer again", "it")
     short = derive(m, "windows", "run the installer as administrator.")
-    assert short == TextDirective("run the installer as administrator.")
+    assert short == TextDirective("run the installer as administrator")
     # "to install the" stands earlier, in the guide's intro: the start takes a fourth word
-    assert derive(m, "install", "To install the tool, run the installer.") == TextDirective("To install the tool,", "installer.")
+    assert derive(m, "install", "To install the tool, run the installer.") == TextDirective("To install the tool,", "installer")
 
 
 def test_derive_adds_a_prefix_when_the_passage_also_stands_earlier() -> None:
-    page = PageText("http://h/p.html", ((0, "A"), (0, "Call the helper now."), (1, "B"), (1, "Then: call the helper now.")),
+    page = PageText.of_runs("http://h/p.html", ((0, "A"), (0, "Call the helper now."), (1, "B"), (1, "Then: call the helper now.")),
                     ((1, ("a",)), (1, ("b",))))
     d = derive(PageMatcher(page), "b", "call the helper now.")
-    assert d == TextDirective("call the helper now.", prefix="Then:")
+    assert d == TextDirective("call the helper now", prefix="Then:")
     assert derive(PageMatcher(page), "a", "nowhere to be found here") is None
 
 
@@ -125,7 +125,7 @@ def pages(draw: st.DrawFn) -> PageText:
     runs = [(OUTSIDE, draw(RUN)) for _ in range(draw(st.integers(0, 2)))]
     for i in range(count):
         runs += [(i, draw(RUN)) for _ in range(draw(st.integers(1, 4)))]
-    return PageText("http://h/p.html", tuple(runs), sections)
+    return PageText.of_runs("http://h/p.html", tuple(runs), sections)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

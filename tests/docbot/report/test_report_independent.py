@@ -86,7 +86,7 @@ PHRASE = st.lists(WORDS, min_size=1, max_size=3).map(" ".join)
 def test_docbot_and_the_independent_check_find_the_same_first_match(
         runs: list[str], start: str, end: str, prefix: str, suffix: str) -> None:
     directive = TextDirective(start, end, prefix, suffix)
-    matcher = PageMatcher(PageText("http://h/p.html", tuple((0, r) for r in runs), ((1, ("s",)),)))
+    matcher = PageMatcher(PageText.of_runs("http://h/p.html", tuple((0, r) for r in runs), ((1, ("s",)),)))
     found = matcher.first_match(directive)
     mine = None if found is None else (matcher.run_of(found[0]), matcher.run_of(found[1] - 1))
     html = "<html><body>" + "".join(f"<p>{r}</p>" for r in runs) + "</body></html>"
