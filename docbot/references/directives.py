@@ -18,6 +18,7 @@ from crawlers.model import load_page_texts
 from crawlers.page_text import PageText
 from docbot.config import Settings
 from docbot.references.fragments import remember
+from docbot.references.scan import BARE, DISGUISED, may_hide_urls
 from docbot.references.textderive import derive
 from docbot.references.textfrag import PageMatcher, TextDirective, parse
 
@@ -81,8 +82,16 @@ class Directives:
         key = (site, page, fragment, passage)
         if key not in self._derived:
             matcher = self.matcher(site, page)
-            remember(self._derived, key, derive(matcher, fragment, passage) if matcher is not None else None, MAX_DERIVED)
+            found = derive(matcher, fragment, passage) if matcher is not None else None
+            remember(self._derived, key, None if found is None or _urlish(found) else found, MAX_DERIVED)
         return self._derived[key]
+
+
+def _urlish(directive: TextDirective) -> bool:
+    """Whether the directive would quote something that spells a URL: docs text never puts one into a link of ours,
+    even percent-encoded inside another (the passage's sentence itself is checked like any answer text)."""
+    text = " ".join((directive.prefix, directive.start, directive.end, directive.suffix))
+    return BARE.search(text) is not None or (may_hide_urls(text) and DISGUISED.search(text) is not None)
 
 
 def stored_page_texts(data_dir: str | os.PathLike[str]) -> PageTexts:

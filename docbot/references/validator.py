@@ -129,11 +129,15 @@ class ReferenceValidator(LinkChecker):
                 page = self.maps[checked.site].pages[checked.page]
                 title, path = page.title or src.title, (page.title,) if page.title else src.path[:1]
         source_type = src.source_type if src.source_type in GROUP_ORDER else "Other"
-        snippet = src.snippet  # docs text: its URLs are checked like the answer's (the outcomes are not the answer's)
-        if snippet and (":" in snippet or "www." in snippet):
-            snippet = self._sweep(self._undisguise(snippet, [], set()), [], set())
         url = reference_url(checked.outcome.output) if checked.outcome.output else src.url
-        return Reference(0, url, title, tuple(path), source_type, src.site, False, snippet, src.passage)
+        return Reference(0, url, title, tuple(path), source_type, src.site, False, self._docs_text(src.snippet),
+                         self._docs_text(src.passage))
+
+    def _docs_text(self, text: str) -> str:
+        """A snippet or quote of the docs: its URLs are checked like the answer's (the outcomes are not the answer's)."""
+        if text and (":" in text or "www." in text):
+            return self._sweep(self._undisguise(text, [], set()), [], set())
+        return text
 
     def _replace(self, m: re.Match[str], site: str | None, outcomes: list[LinkOutcome], approved: set[str]) -> str:
         if m.group("md"):

@@ -112,3 +112,11 @@ def test_the_switch_in_docbot_toml_turns_directives_off(tmp_path: Path) -> None:
     config.write_text("[validator]\ntext_fragments = \"no\"\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="true or false"):
         load_settings(config_path=str(config))
+
+
+def test_a_passage_that_spells_a_url_gets_no_directive() -> None:
+    page = PageText.of_runs(URL, ((0, "Install"), (0, "Then open http://evil.example/login and log in to the portal.")),
+                            ((2, ("install",)),))
+    directives = Directives(lambda site, url: page)
+    assert directives.derive("docs", URL, "install", "Then open http://evil.example/login and log in to the portal.") is None
+    assert directives.derive("docs", URL, "install", "and log in to the portal.") is not None
