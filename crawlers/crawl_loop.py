@@ -25,8 +25,8 @@ from crawlers.extract import EXTRACTOR_VERSION
 from crawlers.fetch import FetchResult, Fetcher
 from crawlers.frontier import Frontier
 from crawlers.mentions import RawMention, resolve_mentions, section_owners
-from crawlers.model import AnchorMap, Mention, Page, SectionText
-from crawlers.pages import ParsePool, aggregate_pages, build_page, dir_alias
+from crawlers.model import AnchorMap, Mention, Page, PageText, SectionText
+from crawlers.pages import ParsePool, aggregate_pages, build_page, dir_alias, page_text
 from crawlers.robots import fetch_robots
 from crawlers.sitemap import discover
 from crawlers.sourcetype import classify, is_navigation
@@ -48,7 +48,7 @@ class CrawlState:
 
     def __init__(self, config: CrawlConfig, previous: AnchorMap | None, previous_texts: Sequence[SectionText],
                  fetcher: Fetcher, progress: Callable[[int, int], None] | None,
-                 previous_mentions: Sequence[Mention] | None = ()) -> None:
+                 previous_mentions: Sequence[Mention] | None = (), previous_pages: Sequence[PageText] = ()) -> None:
         self.config = config
         self.previous = previous
         # A map written by another version of the extractor (or without the mentions its version writes): every
@@ -74,6 +74,8 @@ class CrawlState:
                 self.prev_sections[(m.target, m.fragment)] = m.section
         self.mentions: dict[str, Sequence[RawMention]] = {}
         self.owners: dict[str, dict[str, str | None]] = {}  # id → section anchor, for the pages parsed now
+        self.prev_pages = {p.url: p for p in previous_pages}
+        self.page_texts: dict[str, PageText] = {}
         self.queue: asyncio.Queue[str] = asyncio.Queue()
         self.pages: dict[str, Page] = {}
         self.texts: dict[str, list[SectionText]] = {}
@@ -120,15 +122,18 @@ class CrawlState:
         self.aliases.setdefault(prev.url, set(prev.aliases)).update(aliases)
         self.texts[prev.url] = self.prev_texts.get(prev.url, [])
         self.mentions[prev.url] = self.prev_mentions.get(prev.url, [])
+        if prev.url in self.prev_pages:  # a 304 keeps the page's visible text as it keeps its section texts
+            self.page_texts[prev.url] = self.prev_pages[prev.url]
         for link in prev.links or ():  # an unchanged page still leads to pages the last crawl did not reach
             self.admit(link)
 
     def conditional(self, prev: Page | None) -> tuple[str | None, str | None]:
         # Without the page's previous texts (or links) a 304 would leave it textless (or a dead end): fetch it.
-        # ("Other" pages, navigation among them, may have no texts by design.)
-        if prev is None or self.config.refetch or self.reparse or prev.links is None or (
-            prev.sections and prev.url not in self.prev_texts and prev.source_type != "Other"
-        ):
+        # ("Other" pages, navigation among them, may have no texts by design.) The same for its visible text, when
+        # the site has any stored.
+        textless = prev is not None and bool(prev.sections) and prev.source_type != "Other" and (
+            prev.url not in self.prev_texts or (bool(self.prev_pages) and prev.url not in self.prev_pages))
+        if prev is None or self.config.refetch or self.reparse or prev.links is None or textless:
             return None, None
         return prev.etag, prev.last_modified
 
@@ -193,6 +198,11 @@ class CrawlState:
         self.texts[canonical] = texts
         self.mentions[canonical] = ex.mentions
         self.owners[canonical] = section_owners(ex.sections)
+        visible = page_text(canonical, ex)
+        if visible is not None:
+            self.page_texts[canonical] = visible
+        else:
+            self.page_texts.pop(canonical, None)
         self.aliases.setdefault(canonical, set()).update(aliases)
         for link in links:
             self.admit(link)
@@ -325,7 +335,8 @@ class CrawlState:
         )
         stats = CrawlStats(**{k: self.stats[k] for k in ("requests", "fetched", "not_modified", "failed",
                                                          "skipped", "bytes")})
-        return CrawlResult(new_map, texts, report, stats, self.resolved_mentions(new_map))
+        visible = [self.page_texts[u] for u in sorted(self.pages) if u in self.page_texts and u not in copies]
+        return CrawlResult(new_map, texts, report, stats, self.resolved_mentions(new_map), visible)
 
     def resolved_mentions(self, new_map: AnchorMap) -> list[Mention]:
         """Every page's mentions of pages in the new map, each fragment resolved to its section."""

@@ -1,8 +1,8 @@
 """What one crawl of one site takes and gives back.
 
 :class:`CrawlConfig` holds the start URL, the scope and every limit (each one overridable per site);
-:class:`CrawlResult` the new anchor map, its section texts, the change report against the previous map
-and the :class:`CrawlStats`. Frozen values, shared by the loop (:mod:`crawlers.crawl_loop`) and the
+:class:`CrawlResult` the new anchor map, its section texts, the change report against the previous map,
+the :class:`CrawlStats` and the pages' visible texts. Frozen values, shared by the loop (:mod:`crawlers.crawl_loop`) and the
 entry points that run it (:mod:`crawlers.crawl`).
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from crawlers import fetch as f
 from crawlers.diff import ChangeReport
 from crawlers.frontier import MAX_PAGES, MAX_QUERY_VARIANTS, MAX_URL_LENGTH
-from crawlers.model import AnchorMap, Mention, SectionText
+from crawlers.model import AnchorMap, Mention, PageText, SectionText
 from crawlers.urls import origin, strip_userinfo
 
 log = logging.getLogger("crawlers.crawl")
@@ -86,6 +86,7 @@ class CrawlResult:
     report: ChangeReport
     stats: CrawlStats
     mentions: list[Mention] = field(default_factory=list)  # what each page says about the sections it links to
+    page_texts: list[PageText] = field(default_factory=list)  # what text directives are checked against
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio.run (3.11) reprs the main task's result when restoring SIGINT.

@@ -14,7 +14,8 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
 from lxml import etree
@@ -22,8 +23,10 @@ from lxml import etree
 from crawlers.chrome import body_chrome, main_region
 from crawlers.html import MAX_DEPTH, link_text, nested_too_deep, parse_html
 from crawlers.mentions import RawMention, page_mentions
+from crawlers.page_text import OUTSIDE
 from crawlers.section_text import ExtractedSection
 from crawlers.sections import walk_sections
+from crawlers.visible_text import may_hide, visible_runs
 
 log = logging.getLogger(__name__)
 
@@ -53,11 +56,16 @@ class Extracted:
     too_deep: bool = False  # elements nested deeper than MAX_DEPTH were dropped by the parser
     navigation: bool = False  # mostly links to other pages: a table of contents or a back-of-book index
     mentions: tuple[RawMention, ...] = ()  # (link target, its text, the sentence around it): crawlers.mentions
+    # The page's visible text in block-level runs joined with newlines, each run's section index, and every id → the
+    # run its element starts at (crawlers.page_text.PageText); none for navigation.
+    run_text: str = ""
+    run_tags: tuple[int, ...] = ()
+    run_ids: Mapping[str, int] = field(default_factory=dict)
 
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
 # of a map written by another version parses every page again instead of trusting "304 Not Modified".
-EXTRACTOR_VERSION = 5  # 5: what each link says about its target (crawlers.mentions)
+EXTRACTOR_VERSION = 5  # 5: what each link says about its target (crawlers.mentions), each page's visible text
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
@@ -96,19 +104,24 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
     main, in_body = main_region(root)
     chrome = body_chrome(main, in_body)
     html_title = clean_title(_text(root.find(".//title"))) or _text(next(iter(_HEADER_TITLE(root)), None))
-    sections, page_title, api_count, heading_count = walk_sections(main, anchors, html_title, chrome)
+    opens: dict[etree._Element, int] = {}
+    closes: dict[etree._Element, int] = {main: OUTSIDE}
+    sections, page_title, api_count, heading_count = walk_sections(main, anchors, html_title, chrome, opens, closes)
     base_page = base.partition("#")[0]
     base_dir = _directory(base_page)
     mentions = page_mentions(main, lambda href: _absolute(href, base_page, base_dir), chrome)
     hint = "API reference" if api_count >= 3 and api_count > heading_count else None
     navigation = _is_navigation(main)
+    hiding = not isinstance(html, bytes) or may_hide(html)
+    run_text, run_tags, run_ids = visible_runs(root, opens, closes, hiding) if not navigation else ("", (), {})
     too_deep = nested_too_deep(root)
     if too_deep:
         log.warning("%s nests elements deeper than %d levels; headings and text below that depth are dropped",
                     url, MAX_DEPTH)
     return Extracted(
         title=page_title, anchors=anchors, sections=sections, links=links, source_type_hint=hint, canonical=canonical,
-        too_deep=too_deep, navigation=navigation, mentions=mentions,
+        too_deep=too_deep, navigation=navigation, mentions=mentions, run_text=run_text, run_tags=run_tags,
+        run_ids=run_ids,
     )
 
 

@@ -4,7 +4,8 @@ An anchor map lists, for one site, every canonical page with its aliases, its
 valid fragments (``id`` attributes and ``<a name>``), and its section outline.
 It is deterministic and diffable: the same site crawled twice serialises to
 identical bytes apart from ``crawled_at``. Section *texts* are not part of the
-map; they live in the data directory (see :class:`SectionText`).
+map; they live in the data directory (see :class:`SectionText`), and so do the
+pages' visible texts that text directives are checked against (:class:`PageText`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import orjson
 
 from crawlers.errors import AnchorMapError
+from crawlers.page_text import PageText  # noqa: F401 - read from here too, beside the other crawl records
 from crawlers.sitenames import SITE_NAME, check_site_name, map_sites  # noqa: F401 - the first two read from here too
 from crawlers.urls import normalize, split_fragment
 

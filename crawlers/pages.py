@@ -26,7 +26,7 @@ from email.utils import parsedate_to_datetime
 
 from crawlers.extract import Extracted, extract
 from crawlers.fetch import FetchResult
-from crawlers.model import Page, Section, SectionText
+from crawlers.model import Page, PageText, Section, SectionText
 from crawlers.urls import INDEX_FILE
 
 log = logging.getLogger(__name__)
@@ -80,6 +80,15 @@ def build_page(
         for s in ex.sections
     ]
     return page, texts
+
+
+def page_text(url: str, ex: Extracted) -> PageText | None:
+    """The page's visible text with the ids of its sections (pure); none for navigation, which answers nothing."""
+    if ex.navigation or not ex.run_tags:
+        return None
+    sections = tuple((s.level, ((s.anchor,) if s.anchor else ()) + tuple(s.aliases)) for s in ex.sections)
+    named = {i for _, ids in sections for i in ids}
+    return PageText(url, ex.run_text, ex.run_tags, sections, {k: v for k, v in ex.run_ids.items() if k not in named})
 
 
 # A page of at least AGGREGATE_MIN_SECTIONS sections of text, of which at least AGGREGATE_SHARE also stand on at least

@@ -110,9 +110,14 @@ def _in_box(heading: etree._Element, main: etree._Element) -> bool:
 
 
 def walk_sections(
-    main: etree._Element, anchors: frozenset[str], html_title: str, skip: frozenset[etree._Element]
+    main: etree._Element, anchors: frozenset[str], html_title: str, skip: frozenset[etree._Element],
+    opens: dict[etree._Element, int] | None = None, closes: dict[etree._Element, int] | None = None,
 ) -> tuple[tuple[ExtractedSection, ...], str, int, int]:
-    """(sections, page title, API entry count, heading count) of the main region."""
+    """(sections, page title, API entry count, heading count) of the main region.
+
+    ``opens`` and ``closes``, when given, learn where the text's section changes: the element that opens each
+    section (→ its index), and each API entry list after whose end its parent's section (→ its index, or -1 for
+    the page's preamble) is in effect again (what :func:`crawlers.visible_text.visible_runs` tags text with)."""
     banners = frozenset(h for h in main.iter("h1") if _is_banner(h))
     if banners:
         skip = skip | banners
@@ -146,6 +151,8 @@ def walk_sections(
                         if stack.pop().dl is el:
                             break
                     cur = stack[-1] if stack else preamble
+                    if closes is not None:
+                        closes[el] = next((i for i in range(len(opened) - 1, -1, -1) if opened[i] is cur), -1)
             tail = el.tail
             if tail and (cur.inline or not tail.isspace()) and el is not main:
                 cur.inline.append(tail)
@@ -189,6 +196,8 @@ def walk_sections(
                 title = short
                 path = path[:-1] + (title,)
             sec = OpenSection(anchor, aliases, title, raw, "api" if is_api else "heading", path, short=short, sig=is_api)
+            if opens is not None:
+                opens[el] = len(opened)
             opened.append(sec)
             stack.append(sec)
             cur = sec
@@ -222,6 +231,8 @@ def walk_sections(
                 is_sig = bool(classes & API_DL) or "sig" in el.get("class", "").split()
                 sec = OpenSection(ids[0], ids[1:], title, raw, "api", path, short=short, dl=dl, sig=is_sig)
                 sec.add(signature)
+                if opens is not None:
+                    opens[el] = len(opened)
                 opened.append(sec)
                 stack.append(sec)
                 cur = sec

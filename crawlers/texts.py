@@ -1,4 +1,5 @@
-"""The files a crawl keeps beside the anchor map: each section's text, and what pages say about the sections they link to.
+"""The files a crawl keeps beside the anchor map: each section's text, what pages say about the sections they link
+to, and each page's visible text (what text directives are checked against).
 
 JSON Lines, one object a line, written atomically. The ``(data_dir, site)`` functions are the crawler's own layout
 (``<data-dir>/sites/<site>/``); the path functions read and write anywhere (docbot keeps them in generations).
@@ -14,6 +15,7 @@ import orjson
 
 from crawlers.errors import AnchorMapError
 from crawlers.model import Mention, SectionText, _dumps, write_atomic
+from crawlers.page_text import PageText
 from crawlers.sitenames import check_site_name
 
 
@@ -36,6 +38,32 @@ def read_section_texts(path: str | os.PathLike[str], site: str) -> list[SectionT
         ) from None
     from_json, loads = SectionText.from_json, orjson.loads
     return [from_json(loads(line)) for line in raw.splitlines() if line.strip()]
+
+
+def read_page_texts(path: str | os.PathLike[str], site: str) -> list[PageText]:
+    """The visible texts of a site's pages in ``path`` (a ``pages.jsonl``); raises :class:`AnchorMapError`."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise AnchorMapError(f"No page texts for site {site!r} in {Path(path).parent} — "
+                             f"run `docbot crawl URL --site {site}`") from None
+    return [PageText.from_json(orjson.loads(line)) for line in raw.splitlines() if line.strip()]
+
+
+def write_page_texts(path: str | os.PathLike[str], pages: Iterable[PageText]) -> None:
+    write_atomic(Path(path), "".join(_dumps(p.to_json()) + "\n" for p in pages))
+
+
+def page_texts_path(data_dir: str | os.PathLike[str], site: str) -> Path:
+    return Path(data_dir) / "sites" / check_site_name(site) / "pages.jsonl"
+
+
+def load_page_texts(data_dir: str | os.PathLike[str], site: str) -> list[PageText]:
+    return read_page_texts(page_texts_path(data_dir, site), site)
+
+
+def save_page_texts(data_dir: str | os.PathLike[str], site: str, pages: Iterable[PageText]) -> None:
+    write_page_texts(page_texts_path(data_dir, site), pages)
 
 
 def save_section_texts(data_dir: str | os.PathLike[str], site: str, texts: Iterable[SectionText]) -> None:

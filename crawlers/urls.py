@@ -18,10 +18,13 @@ INDEX_FILE = "index.html"
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # Characters left unescaped in a canonical path (RFC 3986 pchar minus '%').
 _PATH_SAFE = "/:@!$&'()*+,;=-._~"
+# What follows it in a fragment is for the browser, not the page: text directives (``#id:~:text=…``, WICG "URL
+# Fragment Text Directives"). Browsers strip it before the fragment is looked up, and so does every reader here.
+FRAGMENT_DIRECTIVE = ":~:"
 
 
 def split_fragment(url: str) -> tuple[str, str]:
-    """Split ``url`` into (url without fragment, decoded fragment).
+    """Split ``url`` into (url without fragment, decoded fragment); a fragment directive is not part of it.
 
     Hash routes (``#/path``, ``#!/path``) are client-side routes, not anchors,
     so they come back as an empty fragment.
@@ -29,10 +32,20 @@ def split_fragment(url: str) -> tuple[str, str]:
     base, sep, frag = url.partition("#")
     if not sep:
         return url, ""
-    frag = unquote(frag)
+    frag = unquote(frag.partition(FRAGMENT_DIRECTIVE)[0])
     if frag.startswith(("/", "!")):
         return base, ""
     return base, frag
+
+
+def split_directive(url: str) -> tuple[str, str | None]:
+    """(``url`` without its fragment directive, the directive as written after ``:~:``, or None when it has none):
+    ``p.html#id:~:text=a`` → (``p.html#id``, ``text=a``); ``p.html#:~:text=a`` → (``p.html``, ``text=a``)."""
+    base, sep, frag = url.partition("#")
+    anchor, found, directive = frag.partition(FRAGMENT_DIRECTIVE)
+    if not sep or not found:
+        return url, None
+    return (f"{base}#{anchor}" if anchor else base), directive
 
 
 def _is_tracking(name: str) -> bool:

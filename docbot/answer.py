@@ -19,13 +19,14 @@ class Reference:
     """A validated deep link the answer cites as ``[n]``."""
 
     n: int
-    url: str  # page URL + '#fragment' (fragment omitted when it targets the page)
+    url: str  # page URL + '#fragment' (omitted when it targets the page), with ':~:text=…' when it quotes a passage
     title: str
     path: tuple[str, ...]  # ("Page", "Section", "Subsection")
     source_type: str
     site: str
     primary: bool = False
     snippet: str = ""
+    quote: str = ""  # the passage of the source the answer quotes (its url's text directive, if any, lands on it)
 
     @property
     def path_label(self) -> str:
@@ -41,6 +42,7 @@ class Reference:
             "site": self.site,
             "primary": self.primary,
             "snippet": self.snippet,
+            "quote": self.quote,
         }
 
 

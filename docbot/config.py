@@ -15,6 +15,7 @@ auth = { username = "docbot", password_env = "FLASK_DOCS_PASSWORD" }   # the pas
 
 [validator]
 allow_hosts = ["github.com"]     # links to these hosts are kept unchecked
+text_fragments = true            # false: no text directives (#id:~:text=…) on links, none kept
 ```
 """
 
@@ -89,6 +90,7 @@ class Settings:
     embeddings: str | None = None  # docbot.toml's; env DOCBOT_EMBEDDINGS beats it where it is used
     rerank_model: str | None = None  # docbot.toml's; env DOCBOT_RERANK_MODEL beats it where it is used
     slack: SlackConfig = field(default_factory=SlackConfig)
+    text_fragments: bool = True  # [validator] text_fragments: links land on the quoted sentence (#id:~:text=…)
 
     def site(self, name: str) -> SiteConfig:
         for site in self.sites:
@@ -154,5 +156,6 @@ def load_settings(
         embeddings=file.embeddings,
         rerank_model=beside(file.rerank_model),
         slack=SlackConfig(slack.command, slack.public, slack.site, slack.port, slack.host),
+        text_fragments=file.validator.text_fragments,
     )
 

@@ -93,6 +93,7 @@ class SiteTable(_Table):
 
 class ValidatorTable(_Table):
     allow_hosts: list[str] = []
+    text_fragments: bool = True  # links land on the quoted sentence (#id:~:text=…); false for tools that strip them
 
 
 class SlackTable(_Table):

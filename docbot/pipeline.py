@@ -31,11 +31,12 @@ from docbot.answering.generate import Generator, Passage, generator_from_env
 from docbot.answering.logistic import LogisticModel
 from docbot.answering.site_stats import SiteStats
 from docbot.answering.question import Turn, cited_before, clean_question, query_of
+from docbot.answering.quotes import quoted_passages
 from docbot.config import Settings
 from docbot.errors import DocbotError, GenerationError
 from docbot.indexing.chunk import embedding_text
 from docbot.indexing.embed import cosines_to
-from docbot.reading import View, Views, section_text
+from docbot.reading import View, Views, latest_page_texts, section_text
 from docbot.references.validator import ReferenceValidator, Source, Validated
 from docbot.retrieval.hybrid import Hit, Retrieval, Retriever, SearchIndex
 from docbot.retrieval.rerank import RERANK_CHARS, Reranker, reranker_from_settings
@@ -164,7 +165,7 @@ class Pipeline:
             path = map_path(settings.anchor_maps, site)
             if site not in served and path.is_file():
                 maps[site] = AnchorMap.load(path)  # a corrupt map is an error, never silently "not covered"
-        validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts)
+        validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts, page_texts=latest_page_texts(settings))
         kwargs.setdefault("reranker", reranker_from_settings(settings))
         return cls(index, maps, validator, generator if generator is not None else generator_from_env(), **kwargs)
 
@@ -199,6 +200,8 @@ class Pipeline:
             passages = self._compress(q)
         with q.timed("generate"):
             generator, body = self._generate(q.question, passages)
+        quoted = quoted_passages(body, {p.n: p.facts for p in passages})  # each link lands on what the answer quotes
+        sources = [replace(s, passage=quoted.get(s.n, "")) for s in sources]
         with q.timed("validate"):
             validated = q.view.validator.validate(body, sources)
         return self._answer(q, verdict, generator, validated, clarification)

@@ -1,4 +1,5 @@
-"""What a question reads: one generation of each site, and the parts built over it.
+"""What a question reads: one generation of each site, and the parts built over it; and readers of each site's
+newest crawl (for checking links outside a question: refresh, check-links, the report).
 
 A :class:`View` holds an index view (or a fixed index), the anchor maps of the same generations, and the
 validator, resolver, retriever and site statistics built over them; everything one question touches comes from
@@ -11,16 +12,24 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
-from crawlers.model import AnchorMap
+from crawlers.errors import AnchorMapError
+from crawlers.model import AnchorMap, load_maps
+from crawlers.page_text import PageText
 from docbot.answering.site_stats import SiteStats
+from docbot.config import Settings
+from docbot.indexing.generations import Generations
+from docbot.references.directives import PageTexts
+from docbot.references.links import SectionTexts
 from docbot.references.validator import ReferenceValidator
 from docbot.retrieval.hybrid import Retriever, SearchIndex
 from docbot.retrieval.resolve import Resolver
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +73,21 @@ class Views:
                 self._view = self._make(live, {**self._maps, **live.maps()}, key=live.key)
             return self._view
 
+    def _page_texts(self, index: SearchIndex) -> PageTexts | None:
+        """Pages' visible texts for a view's validator: of the view's generation for the sites it serves, else the
+        template's reader's (None: text directives are off)."""
+        fallback = self._template.directives.page_texts
+        own = getattr(index, "page_text", None)
+        if fallback is None or own is None:
+            return fallback
+        served = set(index.sites())
+        return lambda site, page: own(site, page) if site in served else fallback(site, page)
+
     def _make(self, index: SearchIndex, maps: Mapping[str, AnchorMap], validator: ReferenceValidator | None = None,
               key: tuple[tuple[str, int], ...] = ()) -> View:
         if validator is None:
-            validator = ReferenceValidator(maps, allow_hosts=self._template.allow_hosts, texts=self._template.texts)
+            validator = ReferenceValidator(maps, allow_hosts=self._template.allow_hosts, texts=self._template.texts,
+                                           page_texts=self._page_texts(index))
         retriever = Retriever(index)
         if validator.texts is None:  # the index holds every section's text: it settles ties in fragment repair
             validator.texts = lambda site, deep_url: section_text(retriever, site, deep_url)
@@ -82,3 +102,60 @@ def section_text(retriever: Retriever, site: str, deep_url: str) -> str | None:
         log.warning("could not read section text of %s (%s)", deep_url, exc)
         return None
     return hit.text if hit is not None else None
+
+
+def latest_maps(settings: Settings) -> dict[str, AnchorMap]:
+    """Every site's newest crawled map: its newest generation's, else the published one in ``anchor_maps/``."""
+    maps = load_maps(settings.anchor_maps)
+    for site in settings.site_names():
+        latest = Generations(settings.data_dir, site).latest()
+        if latest is not None:
+            maps[site] = latest.load_map()
+    return maps
+
+
+def stored_texts(settings: Settings) -> SectionTexts:
+    """Section texts by (site, deep URL) from each site's newest crawl, each site read once when first asked:
+    with them the validator settles ties between headings as it does in ``ask``."""
+    def rows(site: str) -> dict[str, str]:
+        latest = Generations(settings.data_dir, site).latest()
+        if latest is None:
+            raise AnchorMapError(f"site {site!r} has no crawl in {settings.data_dir}")
+        return {f"{t.url}#{t.anchor}": t.text for t in latest.load_texts() if t.anchor}
+
+    return _per_site(rows, "section texts; tied fragments are dropped")
+
+
+def latest_page_texts(settings: Settings) -> PageTexts | None:
+    """Pages' visible texts (what text directives are checked against) from each site's newest crawl; None when
+    ``[validator] text_fragments = false``."""
+    if not settings.text_fragments:
+        return None
+
+    def rows(site: str) -> dict[str, PageText]:
+        latest = Generations(settings.data_dir, site).latest()
+        if latest is None:
+            raise AnchorMapError(f"site {site!r} has no crawl in {settings.data_dir}")
+        return {p.url: p for p in latest.load_pages()}
+
+    return _per_site(rows, "page texts; its text directives are dropped")
+
+
+def _per_site(rows: Callable[[str], dict[str, T]], missing: str) -> Callable[[str, str], T | None]:
+    """A (site, key) reader over ``rows(site)``, each site read once when first asked; a site whose files are
+    missing or unreadable reads as empty (with a warning saying what it costs)."""
+    tables: dict[str, dict[str, T]] = {}
+
+    def read(site: str, key: str) -> T | None:
+        table = tables.get(site)
+        if table is None:
+            try:
+                table = rows(site)
+            except (AnchorMapError, OSError, ValueError) as exc:
+                what, _, cost = missing.partition("; ")
+                log.warning("no %s for %s (%s); %s", what, site, exc, cost)
+                table = {}
+            tables[site] = table
+        return table.get(key)
+
+    return read

@@ -73,6 +73,7 @@ def _reference(data: dict[str, Any]) -> Reference:
         n=int(data["n"]), url=str(data["url"]), title=str(data.get("title", "")),
         path=tuple(data.get("path", ())), source_type=str(data.get("source_type", "Other")),
         site=str(data.get("site", "")), primary=bool(data.get("primary", False)), snippet=str(data.get("snippet", "")),
+        quote=str(data.get("quote", "")),
     )
 
 

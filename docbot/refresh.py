@@ -4,7 +4,8 @@ For every site, under its writer lock: a crawl into a new generation (conditiona
 ``force``; refused when the site is down or too many pages, anchors or sections were lost), then indexing and
 committing that generation (only changed chunks are re-embedded; readers move to it on their next question).
 Afterwards every link docbot ever sent (the reference log) is checked against the newest maps; links that no
-longer hold are listed with the validator's repaired target. The change report is written to
+longer hold are listed with the validator's repaired target (a text directive whose text changed is dropped, or
+derived again for the passage its answer quoted). The change report is written to
 ``<data-dir>/reports/refresh-<timestamp>.{md,json}``.
 """
 
@@ -154,56 +155,45 @@ def logged_links(settings: Settings) -> Iterable[tuple[int, str]]:
     return ReferenceLog(path).iter_links()
 
 
-def latest_maps(settings: Settings) -> dict[str, AnchorMap]:
-    """Every site's newest crawled map: its newest generation's, else the published one in ``anchor_maps/``."""
-    from crawlers.model import load_maps
-    from docbot.indexing.generations import Generations
-
-    maps = load_maps(settings.anchor_maps)
-    for site in settings.site_names():
-        latest = Generations(settings.data_dir, site).latest()
-        if latest is not None:
-            maps[site] = latest.load_map()
-    return maps
-
-
-def stored_texts(settings: Settings) -> Callable[[str, str], str | None]:
-    """Section texts by (site, deep URL) from each site's newest crawl, each site read once when first asked:
-    with them the validator settles ties between headings as it does in ``ask``."""
-    from crawlers.errors import AnchorMapError
-    from docbot.indexing.generations import Generations
-
-    tables: dict[str, dict[str, str]] = {}
-
-    def text(site: str, deep_url: str) -> str | None:
-        table = tables.get(site)
-        if table is None:
-            latest = Generations(settings.data_dir, site).latest()
-            try:
-                if latest is None:
-                    raise AnchorMapError(f"site {site!r} has no crawl in {settings.data_dir}")
-                rows = latest.load_texts()
-            except (AnchorMapError, OSError, ValueError) as exc:  # no texts: ties are dropped, as without an index
-                log.warning("no section texts for %s (%s); tied fragments are dropped", site, exc)
-                rows = []
-            table = tables[site] = {f"{t.url}#{t.anchor}": t.text for t in rows if t.anchor}
-        return table.get(deep_url)
-
-    return text
-
-
 def recheck_links(settings: Settings, links: Iterable[tuple[int, str]]) -> tuple[int, list[LoggedLink]]:
     """Check logged links against the newest maps; returns (links checked, links not kept)."""
+    from docbot.reading import latest_maps, latest_page_texts, stored_texts
     from docbot.references.validator import ReferenceValidator
 
-    validator = ReferenceValidator(latest_maps(settings), allow_hosts=settings.allow_hosts, texts=stored_texts(settings))
+    validator = ReferenceValidator(latest_maps(settings), allow_hosts=settings.allow_hosts,
+                                   texts=stored_texts(settings), page_texts=latest_page_texts(settings))
+    quote = _logged_quotes(settings)
     checked, changed = 0, []
     for answer_id, url in links:
         checked += 1
         outcome = validator.check_url(url)
-        if outcome.action != "kept":
-            changed.append(LoggedLink(answer_id, url, outcome.action, outcome.output, outcome.reason))
+        if outcome.action == "kept":
+            continue
+        passage = quote(answer_id, url) if "text directive dropped" in outcome.reason else ""
+        again = validator.quote_link(url, passage) if passage else None
+        if again is not None and again.output and ":~:" in again.output:  # the quote moved: a directive that lands on it
+            outcome = dataclasses.replace(again, action="rewritten",
+                                          reason=f"{outcome.reason}; derived again for the quoted passage")
+        changed.append(LoggedLink(answer_id, url, outcome.action, outcome.output, outcome.reason))
     return checked, changed
+
+
+def _logged_quotes(settings: Settings) -> Callable[[int, str], str]:
+    """(answer id, link) → the passage that link's answer quoted from it ("" when unknown), read from the log."""
+    path = Path(settings.data_dir) / REFERENCE_LOG
+    answers: dict[int, dict[str, str]] = {}
+
+    def quote(answer_id: int, url: str) -> str:
+        if not path.is_file():
+            return ""
+        if answer_id not in answers:
+            from docbot.reference_log import ReferenceLog
+
+            answer = ReferenceLog(path).get(answer_id)
+            answers[answer_id] = {r.url: r.quote for r in answer.references} if answer else {}
+        return answers[answer_id].get(url, "")
+
+    return quote
 
 
 def refresh(

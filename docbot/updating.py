@@ -20,8 +20,8 @@ from typing import Any
 
 from crawlers.crawl import CrawlConfig, CrawlResult, check_loss, crawl
 from crawlers.errors import AnchorMapError
-from crawlers.model import AnchorMap, SectionText, map_path
-from crawlers.texts import read_mentions, sections_path, write_mentions, write_section_texts
+from crawlers.model import AnchorMap, PageText, SectionText, map_path
+from crawlers.texts import read_mentions, sections_path, write_mentions, write_page_texts, write_section_texts
 from docbot.config import Settings
 from docbot.errors import SiteNotFound, WriteFailed
 from docbot.indexing.generations import Generation, GenerationWriter, link_or_copy
@@ -54,8 +54,9 @@ def crawl_site(settings: Settings, config: CrawlConfig, writer: GenerationWriter
     previous, previous_texts, source = previous_crawl(settings, writer)
     # What pages said about the sections they link to, as the last crawl kept it (None: every page is parsed again)
     previous_mentions = read_mentions(source.mentions_file) if source is not None else None if previous else []
+    previous_pages = _pages(source)  # pages' visible texts, kept for the pages that did not change
     result = asyncio.run(crawl(config, previous, previous_texts, client=client, progress=progress,
-                               previous_mentions=previous_mentions))
+                               previous_mentions=previous_mentions, previous_pages=previous_pages))
     published = map_path(settings.anchor_maps, config.site)
     check_loss(config, previous, result, published, force)
     staged = writer.stage()
@@ -64,6 +65,10 @@ def crawl_site(settings: Settings, config: CrawlConfig, writer: GenerationWriter
             _write(staged.sections_file, lambda: link_or_copy(source.sections_file, staged.sections_file))
         else:
             _write(staged.sections_file, lambda: write_section_texts(staged.sections_file, result.texts))
+        if source is not None and result.page_texts == previous_pages and source.pages_file.is_file():
+            _write(staged.pages_file, lambda: link_or_copy(source.pages_file, staged.pages_file))
+        else:
+            _write(staged.pages_file, lambda: write_page_texts(staged.pages_file, result.page_texts))
         if source is not None and result.mentions == previous_mentions and source.mentions_file.is_file():
             _write(staged.mentions_file, lambda: link_or_copy(source.mentions_file, staged.mentions_file))
         else:
@@ -74,6 +79,16 @@ def crawl_site(settings: Settings, config: CrawlConfig, writer: GenerationWriter
         writer.discard(staged)
         raise
     return result, staged
+
+
+def _pages(source: Generation | None) -> list[PageText]:
+    if source is None or not source.pages_file.is_file():
+        return []
+    try:
+        return source.load_pages()
+    except (AnchorMapError, ValueError) as exc:
+        log.warning("the page texts of generation %s are unreadable (%s); pages are parsed again", source.number, exc)
+        return []
 
 
 def index_site(settings: Settings, index: Index, writer: GenerationWriter, *, rebuild: bool = False,

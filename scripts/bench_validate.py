@@ -8,11 +8,14 @@ and headings read with lxml; saves it; times ``AnchorMap.load``; then validates
 20-link answers (valid, case/slug, transplanted, paraphrased and dead-page
 links). Targets: p99 < 1 ms per answer after warm-up, load < 300 ms; when one link needs its page's
 headings ranked (a paraphrased or embellished fragment), p99 < 20 ms even on a page ranked for the first time.
+With the crawler's page texts: 20-link answers whose every link carries a text directive (``#id:~:text=…``), each
+checked afresh, and answers that quote 20 sources, each directive derived afresh: p99 < 5 ms per answer.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import statistics
 import sys
@@ -116,6 +119,67 @@ def make_answers(amap: AnchorMap, count: int, seed: int = 7, paraphrased: int = 
     return answers
 
 
+def _quotes(amap: AnchorMap, data_dir: Path, rng: random.Random) -> tuple[dict[str, object], list[tuple[str, str, str]]]:
+    """The crawl's page texts, and (deep URL, quoted sentence, URL with its text directive) for sentences of sections."""
+    from crawlers.texts import load_page_texts, load_section_texts
+    from docbot.answering.units import units
+
+    pages: dict[str, object] = {p.url: p for p in load_page_texts(data_dir, "python")}
+    texts = [t for t in load_section_texts(data_dir, "python") if t.anchor and t.url in pages]
+    maker = ReferenceValidator({"python": amap}, page_texts=lambda site, page: pages.get(page))  # type: ignore[arg-type, return-value]
+    quoted = []
+    for t in rng.sample(texts, min(3000, len(texts))):
+        sentences = [u for u, code, _ in units(t.text) if not code and len(u.split()) >= 6]
+        if sentences:
+            url, passage = f"{t.url}#{t.anchor}", rng.choice(sentences)
+            refs = maker.validate("x [1]", [Source(1, url, "t", ("t",), "Guides", "python", passage=passage)]).references
+            if refs and ":~:" in refs[0].url:
+                quoted.append((url, passage, refs[0].url))
+    print(f"text directives derived for {len(quoted)} of the sampled sections' sentences")
+    return pages, quoted
+
+
+def bench_directives(amap: AnchorMap, data_dir: Path, count: int) -> None:
+    """20-link answers whose links carry text directives (each checked afresh), and answers quoting 20 sources (each
+    directive derived afresh): once every page has been seen (as a running bot has seen the pages it links to), and
+    with every page's visible text folded for the first time."""
+    rng = random.Random(11)
+    try:
+        pages, quoted = _quotes(amap, data_dir, rng)
+    except Exception as exc:  # noqa: BLE001 - a map built from files has no page texts
+        print(f"text directives not measured ({type(exc).__name__}: {exc})")
+        return
+    batches = [rng.sample(quoted, 20) for _ in range(count)]
+    bodies = [" ".join(f"[{i}]({link}) text [{i}]." for i, (_, _, link) in enumerate(b, 1)) for b in batches]
+    quoting = [[Source(i, url, "t", ("t",), "Guides", "python", passage=passage) for i, (url, passage, _) in enumerate(b, 1)]
+               for b in batches]
+    facts = " ".join(f"Fact [{i}]." for i in range(1, 21))
+    for label, fresh in (("every page seen before", False), ("every page's text folded afresh", True)):
+        validator = ReferenceValidator({"python": amap}, page_texts=lambda site, page: pages.get(page))  # type: ignore[arg-type, return-value]
+        for _, _, link in quoted:
+            validator.check_url(link)  # what a running bot has built: each page's folded text and fragment index
+        checked: list[float] = []
+        derived: list[float] = []
+        kept = made = 0
+        gc.collect()
+        for body, sources in zip(bodies, quoting):
+            for run, sink in ((lambda: validator.validate(body, []), checked), (lambda: validator.validate(facts, sources), derived)):
+                validator._cache.clear()
+                validator.directives._derived.clear()
+                if fresh:  # the pages' texts folded again (the site's anchor index stays, as in a running bot)
+                    validator.directives._pages.clear()
+                t0 = time.perf_counter()
+                out = run()
+                sink.append((time.perf_counter() - t0) * 1000)
+                kept += sum(":~:" in (o.output or "") for o in out.outcomes if ":~:" in o.input)
+                made += sum(":~:" in r.url for r in out.references) if sink is derived else 0
+        for what, times in (("20 links with text directives, each checked", checked),
+                            ("20 quoted sources, each directive derived", derived)):
+            print(f"validate an answer of {what} ({label}): p50 {percentile(times, 0.5):.3f} ms, "
+                  f"p99 {percentile(times, 0.99):.3f} ms")
+        print(f"  directives kept {kept}/{20 * len(bodies)}, derived {made}/{20 * len(bodies)}")
+
+
 def percentile(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))]
@@ -142,6 +206,7 @@ def main() -> int:
             amap = AnchorMap.load(path)
             loads.append((time.perf_counter() - t0) * 1000)
         print(f"AnchorMap.load: {statistics.median(loads):.0f} ms median of 5 ({path.stat().st_size / 1e6:.1f} MB)")
+        bench_directives(amap, Path(tmp) / "data", args.answers)
 
     answers = make_answers(amap, args.answers)
     sources = [Source(i, u, "t", ("t",), "Guides", "python") for i, u in enumerate([BASE + "library/functions.html"], 1)]

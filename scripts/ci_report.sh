@@ -5,8 +5,7 @@
 # Installs nothing: run scripts/install.sh first. Usage: scripts/ci_report.sh [extra `docbot report` args]
 # Env: EVAL_DIR (default ../shared/eval, else /work/shared/eval), REPORT_OUT (default report),
 #      MIN_LINK_VALIDITY MIN_HIT3 MIN_HIT1 MIN_REFUSAL MAX_FALSE_REFUSAL MIN_FLAGGED MAX_FALSE_FLAG MIN_REPAIR
-#      MIN_FACTS (percentages),
-#      MAX_ECE (0-1).
+#      MIN_FACTS MIN_DIRECTIVES MIN_DIRECTIVE_VALIDITY (percentages), MAX_ECE (0-1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -42,6 +41,11 @@ MAX_ECE="${MAX_ECE:-0.1}"
 # Required facts the extractive answers cover (the crude word rule of docbot/report/facts.py): 79.9 %
 # (139/174) measured 2026-11-25, fifth session, in sample and held out; a question holds 1-3 facts.
 MIN_FACTS="${MIN_FACTS:-76}"
+# Text directives (#id:~:text=…, issue 27): the share of the sources an answer quotes whose link lands on the quoted
+# passage, and the share of those directives valid by docbot's check and by the report's independent one (the served
+# HTML re-read with BeautifulSoup, matched by regex); a directive landing outside its section is invalid.
+MIN_DIRECTIVES="${MIN_DIRECTIVES:-80}"
+MIN_DIRECTIVE_VALIDITY="${MIN_DIRECTIVE_VALIDITY:-100}"
 # The same questions asked across all five sites at once (--all-sites), as the Slack bot does when
 # no site is set; measured 2026-11-25, fifth session: hit@3 85.1 %, hit@1 73.4 %, out-of-scope refused 5 of 13
 # (most of the others are answered from another indexed site that covers them: Alembic from SQLAlchemy's
@@ -100,13 +104,14 @@ $DOCBOT report \
   --min-link-validity "$MIN_LINK_VALIDITY" --min-hit3 "$MIN_HIT3" --min-hit1 "$MIN_HIT1" \
   --min-refusal "$MIN_REFUSAL" --max-false-refusal "$MAX_FALSE_REFUSAL" --min-repair "$MIN_REPAIR" \
   --min-flagged "$MIN_FLAGGED" --max-false-flag "$MAX_FALSE_FLAG" \
-  --max-ece "$MAX_ECE" --min-facts "$MIN_FACTS" "$@" || status=$?
+  --max-ece "$MAX_ECE" --min-facts "$MIN_FACTS" \
+  --min-directives "$MIN_DIRECTIVES" --min-directive-validity "$MIN_DIRECTIVE_VALIDITY" "$@" || status=$?
 $DOCBOT report --all-sites \
   --questions "$EVAL_DIR/dev_questions.jsonl" \
   --out "$OUT/all-sites" \
   --min-link-validity "$MIN_LINK_VALIDITY" --min-hit3 "$MIN_ALL_HIT3" --min-hit1 "$MIN_ALL_HIT1" \
   --min-refusal "$MIN_ALL_REFUSAL" --max-false-refusal "$MAX_ALL_FALSE_REFUSAL" \
-  "$@" | sed -n '1,13p' || status=$?  # the headline table; sed reads to the end, so no SIGPIPE
+  --min-directive-validity "$MIN_DIRECTIVE_VALIDITY" "$@" | sed -n '1,13p' || status=$?  # the headline table; sed reads to the end, so no SIGPIPE
 echo "ci_report: report in $OUT/ (report.md, report.json, report.html; all-sites/ for the questions asked" \
   "across all sites); total $(( $(date +%s) - start ))s; exit $status"
 exit $status

@@ -44,7 +44,7 @@ def collect(sets: list[list[str]], mention_weight: float) -> list[Labelled]:
             text, _ = clean_question(q.question)
             base = pipeline.maps[q.site].base_url
             want = {normalize_link(link, base) for link in (*q.gold, *q.accept)}
-            targets = pipeline.resolver.resolve(text, [q.site])
+            targets = pipeline.views.current().resolver.resolve(text, [q.site])
             right = lambda url: normalize_link(url, base) in want  # noqa: E731
             named = {t.deep_url for t in targets if t.strong}
             keys, rows = retriever.candidates(text, q.site, COLLECT_DEPTH)

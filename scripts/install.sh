@@ -4,16 +4,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Real documentation sites used by the quickstart, the integration tests and the report.
+# Real documentation sites used by the quickstart, the integration tests and the report, and the browser
+# (headless Chromium with its WebDriver) that the test of text directives loads docbot's links in.
 DOC_PACKAGES="python-flask-doc python-requests-doc python-djangorestframework-doc python-sqlalchemy-doc git-doc python3.11-doc"
+BROWSER_PACKAGES="chromium chromium-driver"
 if [[ "${1:-}" != "--no-docs" ]]; then
   missing=""
-  for pkg in $DOC_PACKAGES; do dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"; done
+  for pkg in $DOC_PACKAGES $BROWSER_PACKAGES; do dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"; done
   if [[ -n "$missing" ]]; then
     if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
-    echo "==> installing documentation packages:$missing"
+    echo "==> installing Debian packages:$missing"
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+    # the browser is optional: where it cannot be installed, its test is skipped and says why
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null \
+      || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $(echo "$missing" | tr ' ' '\n' | grep -vx -e chromium -e chromium-driver) >/dev/null
   fi
 fi
 
@@ -23,6 +27,6 @@ echo "==> upgrading pip (the bundled pip backtracks forever on this stack)"
 .venv/bin/python -m pip install -q -U pip
 echo "==> installing torch==2.13.0 (CPU) first, so nothing pulls a CUDA build"
 .venv/bin/python -m pip install -q torch==2.13.0
-echo "==> installing docbot[local,test]"
+echo "==> installing docbot[local,test] (the test extra brings selenium)"
 .venv/bin/python -m pip install -q -e '.[local,test]'
 echo "==> installed: $(.venv/bin/docbot --help >/dev/null && echo .venv/bin/docbot)"

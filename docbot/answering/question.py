@@ -11,6 +11,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Protocol
 
+from crawlers.urls import split_directive
 from docbot.answer import Reference
 
 MAX_QUESTION_CHARS = 2000  # longer questions are truncated (embedding models read ~256 tokens anyway)
@@ -51,5 +52,5 @@ def query_of(question: str, context: Sequence[Turn]) -> str:
 
 
 def cited_before(context: Sequence[Turn]) -> list[str]:
-    """URLs the conversation's earlier answers cited (retrieval favours them)."""
-    return [r.url for turn in context for r in turn.references]
+    """URLs the conversation's earlier answers cited (retrieval favours them), without their text directives."""
+    return [split_directive(r.url)[0] for turn in context for r in turn.references]

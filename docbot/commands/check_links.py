@@ -56,11 +56,13 @@ def render_table(rows: list[dict[str, Any]], out: TextIO) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    from docbot.reading import latest_page_texts
     from docbot.references.validator import ReferenceValidator
 
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
-    validator = ReferenceValidator(load_maps(settings, args.site), allow_hosts=settings.allow_hosts)
+    validator = ReferenceValidator(load_maps(settings, args.site), allow_hosts=settings.allow_hosts,
+                                   page_texts=latest_page_texts(settings))
     outcomes: list[LinkOutcome] = [validator.check_url(line.strip(), args.site) for line in stdin if line.strip()]
     rows = [o.to_json() for o in outcomes]
     if args.live:

@@ -41,6 +41,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--min-repair", type=float, help="minimum link-repair accuracy %%")
     p.add_argument("--min-facts", type=float,
                    help="minimum %% of the questions' answer_facts the answers cover (a crude word-overlap rule)")
+    p.add_argument("--min-directives", type=float,
+                   help="minimum %% of the sources an answer quotes whose link carries a text directive (#id:~:text=…)")
+    p.add_argument("--min-directive-validity", type=float,
+                   help="minimum %% of text directives valid by docbot's check and by the independent one")
     p.add_argument("--max-ece", type=float,
                    help="maximum expected calibration error of confidence, 0-1 (held out when measured)")
     p.add_argument(
@@ -89,6 +93,7 @@ def write_outputs(data: ReportData, out: Path) -> str:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from docbot.pipeline import Pipeline
+    from docbot.reading import latest_page_texts
     from docbot.references.validator import ReferenceValidator
 
     maps = load_maps(settings.anchor_maps)
@@ -106,10 +111,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         repair=args.min_repair,
         ece=args.max_ece,
         facts=args.min_facts,
+        directives=args.min_directives,
+        directive_validity=args.min_directive_validity,
     )
     pipeline = Pipeline.from_settings(settings)
-    # With the index's section texts, as in the pipeline: they settle a tie between two headings.
-    validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts, texts=pipeline.section_text) if cases else None
+    # With the index's section texts, as in the pipeline (they settle a tie between two headings), and the pages'
+    # texts: it replays the repair cases and gives docbot's own verdict on every text directive the answers carry.
+    validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts, texts=pipeline.section_text,
+                                   page_texts=latest_page_texts(settings))
     data = build_report(pipeline, questions, base_urls, thresholds, validator, cases, progress=_progress,
                         all_sites=args.all_sites, held_out=not args.no_held_out)
     markdown = write_outputs(data, Path(args.out))

@@ -3,8 +3,8 @@
 Under ``<data-dir>/sites/<site>/``:
 
 - ``generations/<n>/``: one generation, written once and never changed: ``map.json`` (the anchor map),
-  ``sections.jsonl`` (section texts) and ``mentions.jsonl`` (what pages say about the sections they link to) from
-  a crawl, then ``bm25/``, the ranker's ``mentions/`` and ``headings/`` and ``chunks.json`` (the chunk manifest,
+  ``sections.jsonl`` (section texts), ``mentions.jsonl`` (what pages say about the sections they link to) and
+  ``pages.jsonl`` (each page's visible text, for text directives) from a crawl, then ``bm25/``, the ranker's ``mentions/`` and ``headings/`` and ``chunks.json`` (the chunk manifest,
   naming the Chroma collection that holds the generation's vectors) from indexing. Each file is written
   before the one that marks its step done: texts before the map, BM25 before the manifest.
 - ``CURRENT``: which generation readers use, and which one was current before it (readers that have not
@@ -30,8 +30,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from crawlers.model import AnchorMap, SectionText, check_site_name, write_atomic
-from crawlers.texts import read_section_texts
+from crawlers.model import AnchorMap, PageText, SectionText, check_site_name, write_atomic
+from crawlers.texts import read_page_texts, read_section_texts
 from docbot.errors import SiteBusy, WriteFailed
 
 SITES = "sites"
@@ -61,6 +61,10 @@ class Generation:
         return self.path / "mentions.jsonl"
 
     @property
+    def pages_file(self) -> Path:
+        return self.path / "pages.jsonl"
+
+    @property
     def chunks_file(self) -> Path:
         return self.path / "chunks.json"
 
@@ -80,6 +84,10 @@ class Generation:
 
     def load_map(self) -> AnchorMap:
         return AnchorMap.load(self.map_file)
+
+    def load_pages(self) -> list[PageText]:
+        """Each page's visible text (what text directives are checked against)."""
+        return read_page_texts(self.pages_file, self.site)
 
     def load_texts(self) -> list[SectionText]:
         return read_section_texts(self.sections_file, self.site)
@@ -182,7 +190,8 @@ class GenerationWriter:
     def stage_copy(self, source: Generation) -> Generation:
         """A new generation holding ``source``'s map and section texts (linked, not copied, where possible)."""
         staged = self.stage()
-        for name in (source.sections_file.name, source.mentions_file.name, source.map_file.name):  # the map last:
+        for name in (source.sections_file.name, source.mentions_file.name, source.pages_file.name,
+                     source.map_file.name):  # the map last:
             if (source.path / name).is_file():  # it marks the crawl done
                 link_or_copy(source.path / name, staged.path / name)
         return staged

@@ -29,8 +29,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from crawlers.errors import AnchorMapError
-from crawlers.model import AnchorMap, Mention, SectionText
-from crawlers.texts import read_mentions, write_mentions, write_section_texts
+from crawlers.model import AnchorMap, Mention, PageText, SectionText
+from crawlers.texts import read_mentions, write_mentions, write_page_texts, write_section_texts
 from docbot.errors import EmbeddingMismatch, IndexMissing
 from docbot.indexing.bm25 import Lexical, chunk_set_hash
 from docbot.indexing.chunk import Chunk, chunk_sections
@@ -39,7 +39,7 @@ from docbot.indexing.headings import HeadingVectors
 from docbot.indexing.ranking_data import RankingData
 from docbot.indexing.generations import Generation, Generations, link_or_copy, served_sites
 from docbot.indexing.manifest import Manifest, collection_name
-from docbot.indexing.view import IndexView, Loaded
+from docbot.indexing.view import IndexView, Loaded, PageTextTable
 
 log = logging.getLogger(__name__)
 
@@ -185,7 +185,8 @@ class Index:
                 if lexical is None or lexical.set_hash != _set_hash(manifest.chunks):
                     lexical = _build_lexical(manifest.chunks)  # another tokenizer built it: rebuild in memory
                 loaded = Loaded(site, generation.number, manifest.model, manifest.collection, manifest.chunks,
-                            {c.id: c for c in manifest.chunks}, lexical, amap, RankingData(generation.path, self.embedder))
+                            {c.id: c for c in manifest.chunks}, lexical, amap, RankingData(generation.path, self.embedder),
+                                PageTextTable(generation))
                 self._loaded[site] = loaded
                 return loaded
             return None
@@ -233,15 +234,18 @@ class Index:
 
     # -- writers ---------------------------------------------------------------
     def build(self, site: str, sections: Sequence[SectionText], amap: AnchorMap, progress: Progress | None = None,
-              *, rebuild: bool = False, mentions: Sequence[Mention] | None = None) -> IndexStats:
-        """Index ``sections`` of ``amap`` (and what pages say about them, ``mentions``) as a new generation of
-        ``site`` and commit it (under the site's lock)."""
+              *, rebuild: bool = False, mentions: Sequence[Mention] | None = None,
+              pages: Sequence[PageText] | None = None) -> IndexStats:
+        """Index ``sections`` of ``amap`` (with what pages say about them, ``mentions``, and the pages' visible
+        texts, ``pages``) as a new generation of ``site`` and commit it (under the site's lock)."""
         with Generations(self.data_dir, site).writing("index") as writer:
             staged = writer.stage()
             try:
                 write_section_texts(staged.sections_file, sections)
                 if mentions is not None:
                     write_mentions(staged.mentions_file, mentions)
+                if pages is not None:
+                    write_page_texts(staged.pages_file, pages)
                 amap.save(staged.map_file)
                 stats = self.index_generation(staged, writer.generations.current(), progress, rebuild=rebuild)
                 writer.commit(staged)

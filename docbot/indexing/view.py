@@ -8,6 +8,8 @@ collection; lexical search its BM25, loaded once per generation.
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,14 +17,19 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from crawlers.errors import AnchorMapError
 from crawlers.model import AnchorMap
+from crawlers.page_text import PageText
 from docbot.errors import IndexMissing
 from docbot.indexing.bm25 import Lexical
 from docbot.indexing.chunk import Chunk
 from docbot.indexing.embed import Embedder
+from docbot.indexing.generations import Generation
 from docbot.indexing.headings import HeadingVectors
 from docbot.indexing.mentions import MentionIndex
 from docbot.indexing.ranking_data import RankingData
+
+log = logging.getLogger(__name__)
 
 
 class Vectors(Protocol):
@@ -50,6 +57,28 @@ class Loaded:
     lexical: Lexical
     amap: AnchorMap
     ranking: RankingData  # what other pages say about its sections, its title paths embedded (for the ranker)
+    pages: PageTextTable  # each page's visible text, read when a text directive first needs it
+
+
+class PageTextTable:
+    """A generation's page texts by URL, read from its ``pages.jsonl`` on first use (none: a crawl that kept none)."""
+
+    def __init__(self, generation: Generation) -> None:
+        self._generation = generation
+        self._table: dict[str, PageText] | None = None
+        self._lock = threading.Lock()
+
+    def get(self, page: str) -> PageText | None:
+        if self._table is None:
+            with self._lock:
+                if self._table is None:
+                    try:
+                        self._table = {p.url: p for p in self._generation.load_pages()}
+                    except (AnchorMapError, OSError, ValueError) as exc:
+                        log.warning("no page texts in generation %s of %s (%s); its text directives are dropped",
+                                    self._generation.number, self._generation.site, exc)
+                        self._table = {}
+        return self._table.get(page)
 
 
 class IndexView:
@@ -154,3 +183,8 @@ class IndexView:
         cosines = [float(np.dot(q, v) / (np.linalg.norm(v) or 1.0)) if (v := vectors.get(i)) is not None else 0.0
                    for i in ids]
         return cosines, loaded.lexical.scores_of(query, ids)
+
+    def page_text(self, site: str, page: str) -> PageText | None:
+        """The visible text of one of the site's pages, of this view's generation."""
+        loaded = self._sites.get(site)
+        return loaded.pages.get(page) if loaded is not None else None

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 from urllib.parse import quote, unquote, urlsplit
 
 from crawlers.model import AnchorMap
-from crawlers.urls import join, normalize, split_fragment
+from crawlers.urls import join, normalize, split_directive, split_fragment
 from docbot.answer import LinkOutcome
+from docbot.references.directives import Directives, PageTexts
 from docbot.references.fragments import Match, remember
 from docbot.references.repair import SiteIndex, rank_on_page, repair_on_page, repair_page, transplant
 from docbot.references.scan import TRAILING
@@ -73,10 +74,18 @@ def reference_url(url: str) -> str:
     In answer text a fragment's parentheses and quotes are percent-encoded (they would end a Markdown link
     or a bare URL there); a reference is a URL on its own, so Javadoc's ``#toBoolean(java.lang.String)``
     stays as the page writes it (browsers decode either form; link checkers and readers compare the id)."""
+    url, directive = split_directive(url)  # a text directive stays as encoded: its ',' and '-' are syntax
     page, sep, fragment = url.partition("#")
-    if not sep or "%" not in fragment:
-        return url
-    return f"{page}#{quote(unquote(fragment), safe=_REFERENCE_SAFE)}"
+    if sep and "%" in fragment:
+        url = f"{page}#{quote(unquote(fragment), safe=_REFERENCE_SAFE)}"
+    return url if directive is None else with_directive(url, directive)
+
+
+def with_directive(url: str, directive: str) -> str:
+    """``url`` (without a fragment directive) with ``:~:`` and ``directive`` after its fragment (a last character that
+    reads as punctuation percent-encoded, as :func:`format_url` does)."""
+    out = f"{url}{'' if '#' in url else '#'}:~:{directive}"
+    return out[:-1] + f"%{ord(out[-1]):02X}" if out[-1] in TRAILING else out
 
 
 def _host_key(url: str) -> str:
@@ -84,14 +93,20 @@ def _host_key(url: str) -> str:
 
 
 class LinkChecker:
-    """Check and repair URLs against the anchor maps of the configured sites, remembering each outcome."""
+    """Check and repair URLs against the anchor maps of the configured sites, remembering each outcome.
+
+    A URL with a text directive (``#id:~:text=…``) is checked as its fragment is, then the directive: kept when its
+    first match in the page lies in the cited section, else dropped with the anchor kept (:mod:`.directives`;
+    ``page_texts`` reads the pages' visible texts: without it every directive is dropped).
+    """
 
     def __init__(self, maps: Mapping[str, AnchorMap], allow_hosts: Iterable[str] = (),
-                 texts: SectionTexts | None = None) -> None:
+                 texts: SectionTexts | None = None, page_texts: PageTexts | None = None) -> None:
         self.maps = dict(maps)
         # A section's text by (site, deep URL), when an index is at hand: it settles a tie between two headings
         # that a paraphrased fragment matches equally well. Without it such a fragment is dropped.
         self.texts = texts
+        self.directives = Directives(page_texts)
         self.allow_hosts = tuple(h.lower().strip().lstrip(".") for h in allow_hosts if h.strip())
         self._indexes: dict[str, SiteIndex] = {}
         self._cache: dict[tuple[str, str | None], Checked] = {}
@@ -117,11 +132,34 @@ class LinkChecker:
         hit = self._cache.get(key)
         if hit is None:
             try:
-                hit = self._check(url, site)
+                base, directive = split_directive(url)
+                hit = self._check(url, site) if directive is None else self._with_directive(
+                    url, self._checked(base, site), directive)
             except Exception as exc:  # noqa: BLE001 - never crash on hostile input; drop the link instead
                 hit = Checked(LinkOutcome(url, None, "link_dropped", f"could not check URL ({type(exc).__name__})"))
             remember(self._cache, key, hit, CACHE_SIZE)
         return hit
+
+    def _with_directive(self, url: str, checked: Checked, directive: str) -> Checked:
+        """The outcome of ``url`` (its part before ``:~:`` checked as ``checked``) with its directive judged."""
+        outcome = checked.outcome
+        if outcome.output is None or outcome.action == "link_dropped":
+            return checked._replace(outcome=LinkOutcome(url, None, outcome.action, outcome.reason))
+        if checked.site is None:  # an allowlisted host, kept unchecked
+            return checked._replace(outcome=replace(outcome, input=url, output=with_directive(outcome.output, directive)))
+        if outcome.action == "fragment_dropped":
+            kept, why = "", "the section it was to land in is gone"
+        else:
+            kept, why = self.directives.judge(checked.site, checked.page or "", checked.fragment, directive)
+        if kept:
+            action, output = outcome.action, with_directive(outcome.output, kept)
+            reason = _join(outcome.reason, f"text directive lands in {'#' + checked.fragment if checked.fragment else 'the page'}")
+            if why:
+                action, reason = ("rewritten" if action == "kept" else action), _join(reason, why)
+        else:
+            action, output = ("rewritten" if outcome.action == "kept" else outcome.action), outcome.output
+            reason = _join(outcome.reason, f"text directive dropped: {why} (anchor kept)")
+        return checked._replace(outcome=LinkOutcome(url, output, action, reason))
 
     def _index(self, site: str) -> SiteIndex:
         index = self._indexes.get(site)

@@ -2,21 +2,26 @@
 
 Pure: plain data in (answer text, numbered sources, anchor maps), plain data out (:class:`Validated`). Each URL
 in the answer, in a source or spelled in disguise, is checked by :class:`~docbot.references.links.LinkChecker`;
-citation markers are renumbered to the references that survive, and references are grouped by type.
+citation markers are renumbered to the references that survive, and references are grouped by type. A source the
+answer quotes (its ``passage``) gets a text directive that lands on that passage inside its section, when one can
+be made (:mod:`docbot.references.directives`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from crawlers.urls import split_directive
 from docbot.answer import GROUP_ORDER, Group, LinkOutcome, Reference
 from docbot.references.grouping import group_references
-from docbot.references.links import LinkChecker, SectionTexts, Checked, normalize_out, reference_url
+from docbot.references.directives import PageTexts
+from docbot.references.links import LinkChecker, SectionTexts, Checked, normalize_out, reference_url, with_directive
 from docbot.references.scan import BARE, DISGUISED, TRAILING, may_hide_urls, outside_code, sub_links, sub_markers, undisguise
 
-__all__ = ["ReferenceValidator", "SectionTexts", "Source", "Validated"]
+__all__ = ["PageTexts", "ReferenceValidator", "SectionTexts", "Source", "Validated"]
 
 MAX_SWEEPS = 3
 
@@ -31,6 +36,7 @@ class Source:
     source_type: str
     site: str
     snippet: str = ""
+    passage: str = ""  # what the answer quotes from it: its link gets a text directive for it
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +61,7 @@ class ReferenceValidator(LinkChecker):
         for src in sources:
             if src.n in survivor or src.n in refs_data:
                 continue
-            checked = self._checked(src.url, src.site)
+            checked = self._quoted(self._checked(src.url, src.site), src.passage)
             outcomes.append(checked.outcome)
             out = checked.outcome.output
             if out is None or checked.outcome.action == "link_dropped":
@@ -96,6 +102,23 @@ class ReferenceValidator(LinkChecker):
         )
         return Validated(text, references, group_references(references), tuple(outcomes))
 
+    def quote_link(self, url: str, passage: str, site: str | None = None) -> LinkOutcome:
+        """``url`` checked without its text directive, then given one that lands on ``passage`` (when one does)."""
+        checked = self._quoted(self._checked(split_directive(url)[0], site), passage)
+        return dataclasses.replace(checked.outcome, input=url)
+
+    def _quoted(self, checked: Checked, passage: str) -> Checked:
+        """``checked`` with a text directive for the quoted ``passage`` on its output, when one lands on it."""
+        outcome = checked.outcome
+        if not passage or outcome.output is None or outcome.action == "link_dropped" or not checked.site:
+            return checked
+        found = self.directives.derive(checked.site, checked.page or "", checked.fragment, passage)
+        if found is None:
+            return checked
+        return checked._replace(outcome=dataclasses.replace(
+            outcome, output=with_directive(outcome.output, found.encode()),
+            reason=f"{outcome.reason}; text directive for the quoted passage"))
+
     def _reference(self, src: Source, checked: Checked) -> Reference:
         title, path = src.title, src.path
         if checked.outcome.action != "kept" and checked.site and checked.page:
@@ -106,11 +129,15 @@ class ReferenceValidator(LinkChecker):
                 page = self.maps[checked.site].pages[checked.page]
                 title, path = page.title or src.title, (page.title,) if page.title else src.path[:1]
         source_type = src.source_type if src.source_type in GROUP_ORDER else "Other"
-        snippet = src.snippet  # docs text: its URLs are checked like the answer's (the outcomes are not the answer's)
-        if snippet and (":" in snippet or "www." in snippet):
-            snippet = self._sweep(self._undisguise(snippet, [], set()), [], set())
         url = reference_url(checked.outcome.output) if checked.outcome.output else src.url
-        return Reference(0, url, title, tuple(path), source_type, src.site, False, snippet)
+        return Reference(0, url, title, tuple(path), source_type, src.site, False, self._docs_text(src.snippet),
+                         self._docs_text(src.passage))
+
+    def _docs_text(self, text: str) -> str:
+        """A snippet or quote of the docs: its URLs are checked like the answer's (the outcomes are not the answer's)."""
+        if text and (":" in text or "www." in text):
+            return self._sweep(self._undisguise(text, [], set()), [], set())
+        return text
 
     def _replace(self, m: re.Match[str], site: str | None, outcomes: list[LinkOutcome], approved: set[str]) -> str:
         if m.group("md"):
@@ -187,4 +214,4 @@ class ReferenceValidator(LinkChecker):
 
 
 def _renumbered(ref: Reference, n: int) -> Reference:
-    return Reference(n, ref.url, ref.title, ref.path, ref.source_type, ref.site, n == 1, ref.snippet)
+    return dataclasses.replace(ref, n=n, primary=n == 1)

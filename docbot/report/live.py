@@ -3,6 +3,7 @@
 Each page is fetched once (cached per page URL) with bounded concurrency; the
 anchors come from :func:`crawlers.extract.extract_anchors`, the same extractor
 the crawler uses, so the report and the anchor map agree on what an anchor is.
+A link's text directive is checked too, by other code than docbot's (:mod:`docbot.report.independent`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from dataclasses import dataclass
 import httpx
 
 from crawlers.extract import extract_anchors
-from crawlers.urls import normalize, split_fragment
+from crawlers.urls import normalize, split_directive, split_fragment
+from docbot.report.independent import IndependentPage
 
 DEFAULT_CONCURRENCY = 8
 DEFAULT_TIMEOUT_S = 20.0
@@ -28,6 +30,7 @@ class LiveCheck:
     ok: bool
     status: int | None  # HTTP status of the page, None when the request failed
     reason: str  # "ok", "fragment not in page", "HTTP 404", "request failed: ..."
+    directive: str | None = None  # its text directive, if any, by the independent check: "ok" or why not
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +38,7 @@ class _Fetched:
     status: int | None
     anchors: frozenset[str]
     error: str | None = None
+    body: bytes = b""
 
 
 class LiveChecker:
@@ -44,6 +48,7 @@ class LiveChecker:
         self._client = client
         self._limit = asyncio.Semaphore(concurrency)
         self._pages: dict[str, asyncio.Task[_Fetched]] = {}
+        self._read: dict[str, IndependentPage] = {}
 
     async def _fetch(self, page: str) -> _Fetched:
         async with self._limit:
@@ -53,7 +58,7 @@ class LiveChecker:
                 return _Fetched(None, frozenset(), f"request failed: {type(exc).__name__}: {exc}")
         if response.status_code != 200:
             return _Fetched(response.status_code, frozenset(), f"HTTP {response.status_code}")
-        return _Fetched(200, extract_anchors(response.content))
+        return _Fetched(200, extract_anchors(response.content), body=response.content)
 
     def _page(self, page: str) -> asyncio.Task[_Fetched]:
         task = self._pages.get(page)
@@ -74,7 +79,12 @@ class LiveChecker:
             return LiveCheck(url, False, fetched.status, fetched.error)
         if fragment and fragment != "top" and fragment not in fetched.anchors:
             return LiveCheck(url, False, fetched.status, f"fragment #{fragment} not in page")
-        return LiveCheck(url, True, fetched.status, "ok")
+        directive = split_directive(url)[1]
+        if directive is None:
+            return LiveCheck(url, True, fetched.status, "ok")
+        if page not in self._read:
+            self._read[page] = IndependentPage(fetched.body)
+        return LiveCheck(url, True, fetched.status, "ok", self._read[page].check(fragment, directive))
 
     async def check_all(self, urls: Iterable[str]) -> dict[str, LiveCheck]:
         """Check every distinct URL; returns url -> LiveCheck."""

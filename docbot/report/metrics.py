@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crawlers.urls import join, normalize, split_fragment
+from docbot.report.directive_figures import directive_failures, directive_rates, failing_links
 from docbot.report.facts import answer_figures
 
 OUT_OF_SCOPE = "out_of_scope"
@@ -89,6 +90,9 @@ class QuestionResult:
     error: str | None = None
     answer: str = ""  # the answer text, for the answer figures
     flagged: bool = False  # answered with the "may not cover" line (docbot.answering.gate.FLAG_LINE)
+    quoted: tuple[bool, ...] = ()  # one per link: the answer quotes that source
+    directives: tuple[str | None, ...] = ()  # one per link: its text directive by the independent check ("ok"/why)
+    own_directives: tuple[str | None, ...] = ()  # the same by docbot's ReferenceValidator
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +205,7 @@ class Metrics:
     by_site: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict)
     answers: Mapping[str, float | None] = field(default_factory=dict)  # see answer_rates
     clarified: int = 0  # questions answered with a clarifying question (status needs_clarification)
+    directives: Mapping[str, float | None] = field(default_factory=dict)  # see directive_figures.directive_rates
 
     def to_json(self) -> dict[str, Any]:
         def r(v: float | None) -> float | None:
@@ -229,6 +234,7 @@ class Metrics:
             "answers": {k: r(v) for k, v in self.answers.items()},
             "clarified": self.clarified,
             "clarify_rate": r(rate(self.clarified, self.questions)),
+            "directives": {k: r(v) for k, v in self.directives.items()},
         }
 
 
@@ -293,6 +299,7 @@ def compute_metrics(results: Sequence[QuestionResult], cases: Sequence[CaseResul
         by_site={s: _site_rates([r for r in results if r.question.site == s]) for s in sites},
         answers=answer_rates(results),
         clarified=sum(r.status == CLARIFY for r in results),
+        directives=directive_rates(results),
         **rates,
     )
 
@@ -311,6 +318,8 @@ class Thresholds:
     repair: float | None = None
     ece: float | None = None  # maximum expected calibration error of confidence (0-1), held out when measured
     facts: float | None = None  # minimum % of required facts the answers cover (the crude rule of docbot.report.facts)
+    directives: float | None = None  # minimum % of quoted sources whose link carries a text directive
+    directive_validity: float | None = None  # minimum % of directives valid by docbot and by the independent check
 
     def to_json(self) -> dict[str, float | None]:
         return {k: getattr(self, k) for k in self.__slots__}
@@ -331,7 +340,7 @@ def check_thresholds(metrics: Metrics, thresholds: Thresholds) -> list[str]:
     covered = metrics.answers.get("facts_covered")
     if thresholds.facts is not None and covered is not None and covered < thresholds.facts - 1e-9:
         failures.append(f"facts covered {covered:.1f}% is below the minimum {thresholds.facts:g}%")
-    return failures
+    return failures + directive_failures(metrics.directives, thresholds.directives, thresholds.directive_validity)
 
 
 def question_failures(result: QuestionResult) -> list[str]:
@@ -352,4 +361,4 @@ def question_failures(result: QuestionResult) -> list[str]:
     for url, ok, why in zip(result.links, result.live_ok, result.live_reasons or ("",) * len(result.links)):
         if not ok:
             reasons.append(f"dead link {url}" + (f" ({why})" if why else ""))
-    return reasons
+    return reasons + list(failing_links(result))

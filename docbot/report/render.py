@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docbot.report.calibration import Calibration
+from docbot.report.directive_figures import directives_markdown
 from docbot.report.tradeoff import Tradeoff, tradeoff_markdown
 from docbot.report.metrics import (
     CaseResult,
@@ -106,7 +107,10 @@ def question_json(r: QuestionResult) -> dict[str, Any]:
         "question": r.question.question,
         "status": r.status,
         "flagged": r.flagged,
-        "links": [{"url": u, "live_ok": ok} for u, ok in zip(r.links, r.live_ok)],
+        "links": [{"url": u, "live_ok": ok, "quoted": i < len(r.quoted) and r.quoted[i],
+                   "directive": r.directives[i] if i < len(r.directives) else None,
+                   "directive_docbot": r.own_directives[i] if i < len(r.own_directives) else None}
+                  for i, (u, ok) in enumerate(zip(r.links, r.live_ok))],
         "gold": list(r.question.gold),
         "accept": list(r.question.accept),
         "timings_ms": dict(r.timings_ms),
@@ -189,6 +193,7 @@ def render_markdown(data: ReportData) -> str:
                   "|---|---:|---:|---:|---:|"]
         lines += [f"| {_md_cell(scope)} | {' | '.join(cells)} |" for scope, *cells in _answers_rows(m)]
         lines += ["", ANSWERS_NOTE]
+    lines += directives_markdown(m.directives)
     if held is not None and held.by_site:
         lines += ["", "### Held out, by site", "", "| site | hit@1 | hit@3 | refused (oos) | false refusals | "
                   "oos refused or flagged | answerable flagged |", "|---|---:|---:|---:|---:|---:|---:|"]

@@ -18,6 +18,7 @@ import httpx
 
 from crawlers.urls import join
 from docbot.errors import ConfigError
+from docbot.report.directive_figures import own_verdict
 from docbot.report.live import DEFAULT_CONCURRENCY, check_links
 from docbot.report.calibration import calibrate
 from docbot.report.heldout import held_out_answers
@@ -113,8 +114,10 @@ def score_answers(
     base_urls: Mapping[str, str],
     client: httpx.AsyncClient | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
+    validator: ChecksURLs | None = None,
 ) -> list[QuestionResult]:
-    """Re-check every emitted link live and pair each answer with its question."""
+    """Re-check every emitted link live and pair each answer with its question; a link's text directive is checked
+    by the independent check and, given a ``validator``, by docbot's own rule."""
     links = [tuple(ref.url for ref in getattr(a, "references", ())) for a in answers]
     checks = asyncio.run(check_links([u for group in links for u in group], client, concurrency))
     results = []
@@ -131,6 +134,9 @@ def score_answers(
                 error=getattr(a, "error", None),
                 answer=str(getattr(a, "answer", "") or ""),
                 flagged=bool(getattr(a, "flagged", False)),
+                quoted=tuple(bool(getattr(ref, "quote", "")) for ref in getattr(a, "references", ())),
+                directives=tuple(checks[u].directive for u in urls),
+                own_directives=tuple(own_verdict(validator, u) for u in urls) if validator is not None else (),
             )
         )
     return results
@@ -167,7 +173,7 @@ def build_report(
     for site in {q.site for q in questions} | {c.site for c in cases}:
         site_base(base_urls, site)  # fail before the slow part
     answers = ask_all(pipeline, questions, progress, all_sites)
-    results = score_answers(questions, answers, base_urls, client)
+    results = score_answers(questions, answers, base_urls, client, validator=validator)
     case_results = run_cases(validator, cases, base_urls) if validator is not None and cases else []
     metrics = compute_metrics(results, case_results)
     failures = check_thresholds(metrics, thresholds)
@@ -176,7 +182,7 @@ def build_report(
     if held_out and not all_sites:
         others = held_out_answers(pipeline, questions)  # type: ignore[arg-type]
         if others is not None:
-            held = compute_metrics(score_answers(questions, others, base_urls, client))
+            held = compute_metrics(score_answers(questions, others, base_urls, client, validator=validator))
             failures += [f"held-out {f}" for f in check_thresholds(held, replace(thresholds, repair=None))]
     calibration = calibrate(questions, answers, base_urls, others) if not all_sites else None
     if calibration is not None and thresholds.ece is not None:

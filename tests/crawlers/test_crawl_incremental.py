@@ -149,3 +149,44 @@ def test_section_texts_round_trip_line_separators_and_carriage_returns(tmp_path:
              SectionText("s", BASE + "a.html", None, "Plain", 1, ("A",), "Guides", "")]
     save_section_texts(tmp_path, "s", texts)
     assert load_section_texts(tmp_path, "s") == texts
+
+
+def _crawl(router: respx.MockRouter, previous: AnchorMap | None = None, texts: object = (),
+           previous_pages: object = ()):  # noqa: ANN202
+    import asyncio
+
+    from crawlers.crawl import crawl
+
+    async def go():  # noqa: ANN202
+        async with httpx.AsyncClient(transport=httpx.MockTransport(router.async_handler)) as client:
+            cfg = CrawlConfig(site="t", start_url=BASE, backoff=0.0, retries=1)
+            return await crawl(cfg, previous, texts, client=client, previous_pages=previous_pages)  # type: ignore[arg-type]
+
+    return asyncio.run(go())
+
+
+def test_a_304_keeps_the_page_text_as_it_keeps_the_section_texts() -> None:
+    first = _crawl(conditional_site(pages()))
+    assert {p.url for p in first.page_texts} == set(first.map.pages)
+    second = _crawl(conditional_site(pages()), first.map, first.texts, first.page_texts)
+    assert second.stats.not_modified == len(first.map.pages) and second.page_texts == first.page_texts
+
+
+def test_a_page_whose_text_was_not_stored_is_fetched_again_not_trusted_on_304() -> None:
+    first = _crawl(conditional_site(pages()))
+    missing = BASE + "guide.html"
+    kept = [p for p in first.page_texts if p.url != missing]
+    second = _crawl(conditional_site(pages()), first.map, first.texts, kept)
+    assert second.stats.fetched == 1 and second.page_texts == first.page_texts
+
+
+def test_crawl_site_stores_page_texts_beside_the_section_texts(tmp_path: Path) -> None:
+    from crawlers.texts import load_page_texts, page_texts_path
+
+    result = _crawl_site(site(pages()), tmp_path)
+    assert page_texts_path(tmp_path / "data", "t").parent == (tmp_path / "data" / "sites" / "t")
+    stored = load_page_texts(tmp_path / "data", "t")
+    assert stored == result.page_texts
+    guide = next(p for p in stored if p.url.endswith("guide.html"))
+    assert "Run the installer, then configure the project." in [text for _, text in guide.runs]
+    assert [ids for _, ids in guide.sections][-2:] == [("setting-up",), ("usage",)]

@@ -65,3 +65,17 @@ def test_a_rewritten_file_keeps_its_mode_and_a_new_one_follows_the_umask(tmp_pat
     assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o640
     assert stat.S_IMODE((tmp_path / "shared.json").stat().st_mode) == 0o644
     assert (tmp_path / "shared.json").read_text() == "[]" and not list(tmp_path.glob(".*"))
+
+
+def test_page_texts_round_trip_through_their_one_path(tmp_path: Path) -> None:
+    from crawlers.model import PageText
+    from crawlers.texts import load_page_texts, page_texts_path, save_page_texts
+
+    pages = [PageText.of_runs("http://h/a.html", ((-1, "Nav \u2028 odd"), (0, "Guide"), (1, "Run it.")),
+                      ((1, ("guide",)), (2, ("install", "label"))), {"inline": 2}),
+             PageText.of_runs("http://h/b.html", ())]
+    save_page_texts(tmp_path, "demo", pages)
+    assert page_texts_path(tmp_path, "demo") == tmp_path / "sites" / "demo" / "pages.jsonl"
+    assert load_page_texts(tmp_path, "demo") == pages
+    with pytest.raises(AnchorMapError, match="docbot crawl"):
+        load_page_texts(tmp_path, "other")

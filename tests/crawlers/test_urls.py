@@ -106,3 +106,14 @@ def test_normalize_is_idempotent_for_any_text(tail: str) -> None:
     except ValueError:
         return
     assert normalize(once) == once
+
+
+def test_a_fragment_directive_is_no_part_of_the_fragment() -> None:
+    from crawlers.urls import split_directive
+
+    url = "http://h/p.html#functools.lru_cache:~:text=If%20typed%20is%20set"
+    assert split_fragment(url) == ("http://h/p.html", "functools.lru_cache")
+    assert split_directive(url) == ("http://h/p.html#functools.lru_cache", "text=If%20typed%20is%20set")
+    assert split_directive("http://h/p.html#:~:text=a") == ("http://h/p.html", "text=a")
+    assert split_directive("http://h/p.html#plain") == ("http://h/p.html#plain", None)
+    assert split_fragment("http://h/p.html#:~:text=a") == ("http://h/p.html", "")

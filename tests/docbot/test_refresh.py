@@ -114,7 +114,7 @@ def test_refresh_reads_section_texts_for_tied_repairs_and_copes_without_them(tmp
     from crawlers.texts import write_section_texts
     from docbot.config import load_settings
     from docbot.indexing.generations import Generations
-    from docbot.refresh import stored_texts
+    from docbot.reading import stored_texts
 
     settings = load_settings(str(tmp_path / "data"), str(tmp_path / "maps"))
     with Generations(tmp_path / "data", "docs").writing("test") as writer:
@@ -149,3 +149,43 @@ def test_the_markdown_report_quotes_what_it_did_not_write_as_inert_code() -> Non
     assert f"http://d.test/a.html#{evil}|x" in codes and "http://d.test/a.html#b|c" in codes  # one cell each
     assert "#``" + evil in codes and "http://d.test/v/" in codes
     assert rendered.count("<tr>") == 2  # the header and the one link: no cell split by a pipe
+
+
+def test_a_logged_text_directive_is_checked_again_and_dropped_or_derived_anew(tmp_path: Path) -> None:
+    from crawlers.model import AnchorMap, Page, PageText, Section, map_path
+    from crawlers.texts import write_page_texts
+    from docbot.answer import Answer, Reference
+    from docbot.indexing.generations import Generations
+    from docbot.config import load_settings
+    from docbot.reference_log import ReferenceLog
+    from docbot.refresh import logged_links, recheck_links
+
+    url = "http://d.test/a.html"
+    settings = load_settings(str(tmp_path / "data"), str(tmp_path / "maps"))
+    AnchorMap("docs", "http://d.test/", pages={url: Page(url, "A", anchors=("intro", "cursors"), sections=(
+        Section("intro", "Intro", 2, ("A", "Intro")), Section("cursors", "Cursors", 2, ("A", "Cursors"))))}
+    ).save(map_path(settings.anchor_maps, "docs"))
+    quote = "Server side cursors stream very large result sets."
+    kept, moved, gone = (f"{url}#cursors:~:text=Server%20side%20cursors%20stream", f"{url}#cursors:~:text=Server%20side%20cursors",
+                         f"{url}#intro:~:text=Old%20words%20here")
+    log = ReferenceLog.in_data_dir(settings.data_dir)
+    for link in (kept, moved, gone):
+        log.record(Answer("q", "answered", "a [1]", references=(
+            Reference(1, link, "Cursors", ("A", "Cursors"), "Guides", "docs", quote=quote),)), "cli")
+
+    def page(intro: str) -> None:  # a crawl of the site: a new generation holding its map and pages' texts
+        with Generations(settings.data_dir, "docs").writing("test") as writer:
+            staged = writer.stage()
+        write_page_texts(staged.pages_file, [PageText.of_runs(url, (
+            (0, "Intro"), (0, intro), (1, "Cursors"), (1, "Use them well. " + quote)), ((2, ("intro",)), (2, ("cursors",))))])
+        AnchorMap.load(map_path(settings.anchor_maps, "docs")).save(staged.map_file)
+
+    page("Old words here.")
+    assert recheck_links(settings, logged_links(settings)) == (3, [])
+    page("Intro. Server side cursors help too.")  # "Server side cursors" now stands first in the intro
+    checked, changed = recheck_links(settings, logged_links(settings))
+    assert checked == 3 and [(c.url, c.action) for c in changed] == [(moved, "rewritten"), (gone, "rewritten")]
+    again, dropped = changed
+    assert again.output == f"{url}#cursors:~:text=Server%20side%20cursors%20stream,sets"
+    assert "derived again for the quoted passage" in again.reason
+    assert dropped.output == f"{url}#intro" and "text directive dropped" in dropped.reason

@@ -1,0 +1,90 @@
+"""Text directives as the ReferenceValidator uses them: judged against the cited section, derived for a quote.
+
+:class:`Directives` reads a page's visible text through an injected reader (``PageTexts``: the crawl's stored
+page texts, of the generation being read: :mod:`docbot.reading`; no fetching), keeps a :class:`~docbot.references.textfrag.PageMatcher` for the pages it was asked
+about, and answers two questions: may this directive go with this fragment (:meth:`Directives.judge`), and which
+directive brings a reader to this quoted passage (:meth:`Directives.derive`). Without a reader (text directives
+turned off) it keeps none and derives none.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from crawlers.page_text import PageText
+from docbot.references.fragments import remember
+from docbot.references.scan import BARE, DISGUISED, may_hide_urls
+from docbot.references.textderive import derive
+from docbot.references.textfrag import PageMatcher, TextDirective, parse
+
+PageTexts = Callable[[str, str], "PageText | None"]  # (site, canonical page URL) → the page's visible text, or None
+
+log = logging.getLogger(__name__)
+
+MAX_PAGES = 512  # pages whose folded text is kept: a large site's pages, about one copy of their text
+MAX_DERIVED = 4096  # quoted passages remembered with their directive
+
+
+class Directives:
+    """Judge and derive text directives over the pages' stored visible texts."""
+
+    def __init__(self, page_texts: PageTexts | None) -> None:
+        self.page_texts = page_texts
+        self._pages: dict[tuple[str, str], PageMatcher | None] = {}
+        self._derived: dict[tuple[str, str, str, str], TextDirective | None] = {}
+
+    @property
+    def on(self) -> bool:
+        return self.page_texts is not None
+
+    def matcher(self, site: str, page: str) -> PageMatcher | None:
+        """The page's matcher, or None when no visible text of it is stored."""
+        key = (site, page)
+        if key not in self._pages:
+            text = self.page_texts(site, page) if self.page_texts is not None else None
+            remember(self._pages, key, PageMatcher(text) if text is not None and text.tags else None, MAX_PAGES)
+        return self._pages[key]
+
+    def judge(self, site: str, page: str, fragment: str, directive: str) -> tuple[str, str]:
+        """(the directives to keep, encoded and joined with '&', or ""; why any were dropped, or "")."""
+        if self.page_texts is None:
+            return "", "text directives are turned off"
+        matcher = self.matcher(site, page)
+        if matcher is None:
+            return "", "the page's visible text was not recorded (recrawl the site)"
+        found, others = parse(directive)
+        kept: list[str] = []
+        why: list[str] = []
+        for text in found:
+            if text is None:
+                why.append("malformed")
+                continue
+            problem = matcher.lands(text, fragment)
+            if problem:
+                why.append(problem)
+            else:
+                kept.append(text.encode())
+        if others:
+            why.append(f"{others} directive(s) other than text= dropped")
+        if not found:
+            why.append("no text= directive")
+        return "&".join(kept), "; ".join(why)
+
+    def derive(self, site: str, page: str, fragment: str, passage: str) -> TextDirective | None:
+        """The shortest directive that lands on ``passage`` inside ``#fragment`` (None when there is none)."""
+        if self.page_texts is None or not passage.strip():
+            return None
+        key = (site, page, fragment, passage)
+        if key not in self._derived:
+            matcher = self.matcher(site, page)
+            found = derive(matcher, fragment, passage) if matcher is not None else None
+            remember(self._derived, key, None if found is None or _urlish(found) else found, MAX_DERIVED)
+        return self._derived[key]
+
+
+def _urlish(directive: TextDirective) -> bool:
+    """Whether the directive would quote something that spells a URL: docs text never puts one into a link of ours,
+    even percent-encoded inside another (the passage's sentence itself is checked like any answer text)."""
+    text = " ".join((directive.prefix, directive.start, directive.end, directive.suffix))
+    return BARE.search(text) is not None or (may_hide_urls(text) and DISGUISED.search(text) is not None)
