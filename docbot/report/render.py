@@ -95,8 +95,11 @@ def _threshold_label(name: str, thresholds: Thresholds) -> str:
 
 
 def _md_cell(text: str) -> str:
-    """Escape text for a Markdown table cell."""
-    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ").replace("`", "\\`")
+    """Escape text for a Markdown table cell: no HTML, no cell break, no code span, and nothing that turns into a
+    link, an image or an @mention (the report becomes CI's job summary; answers quote the docs, questions come from
+    files)."""
+    escaped = html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ").replace("`", "\\`")
+    return escaped.replace("[", "\\[").replace("]", "\\]").replace("@", "&#64;")
 
 
 def question_json(r: QuestionResult) -> dict[str, Any]:

@@ -159,3 +159,15 @@ def test_flagged_answers_count_apart_from_refusals() -> None:
     assert m.false_refusal == 0 and m.false_flag == 50
     assert m.by_site["drf"]["flagged"] == pytest.approx(200 / 3)
     assert "Out-of-scope refused or flagged" in render_markdown(ReportData(m, Thresholds(), (), ()))
+
+
+def test_a_table_cell_of_the_report_turns_nothing_into_a_link_an_image_or_a_mention() -> None:
+    from markdown_it import MarkdownIt
+
+    from docbot.report.render import _md_cell
+
+    evil = "see [here](https://evil.example/) ![x](https://evil.example/i.png) @octocat <b>|</b> `code`"
+    rendered = MarkdownIt("commonmark").enable("table").render(f"| a | b |\n|---|---|\n| {_md_cell(evil)} | x |\n")
+    assert "<a " not in rendered and "<img" not in rendered and "<b>" not in rendered and "<code>" not in rendered
+    assert rendered.count("<td>") == 2 and "evil.example" in rendered  # one cell, its words still there
+    assert "@octocat" not in _md_cell(evil)  # GitHub links an @mention in the source, never an escaped one
