@@ -35,7 +35,7 @@ from docbot.errors import EmbeddingMismatch, IndexMissing
 from docbot.indexing.bm25 import Lexical, chunk_set_hash
 from docbot.indexing.chunk import Chunk, chunk_sections
 from docbot.indexing.embed import Embedder, batched
-from docbot.indexing.headings import HeadingVectors
+from docbot.indexing.title_vectors import HeadingVectors
 from docbot.indexing.ranking_data import RankingData
 from docbot.indexing.generations import Generation, Generations, link_or_copy, served_sites
 from docbot.indexing.manifest import Manifest, collection_name

@@ -1,7 +1,7 @@
 """What the index keeps beside the chunks for the ranker, per site, in a directory the caller gives.
 
 - ``mentions/<site>/``: what other pages say about each section (:mod:`docbot.indexing.mentions`);
-- ``headings/<site>/``: each section's title path embedded (:mod:`docbot.indexing.headings`).
+- ``headings/<site>/``: each section's title path embedded (:mod:`docbot.indexing.title_vectors`).
 
 :class:`RankingData` builds both after the chunks (``Index.build`` calls :meth:`RankingData.build`) and opens
 them on first use. A site crawled before mentions were kept has none; one indexed before heading vectors were
@@ -16,7 +16,7 @@ from typing import Any
 
 from crawlers.model import AnchorMap, Mention, SectionText
 from docbot.indexing.chunk import Chunk
-from docbot.indexing.headings import HeadingVectors
+from docbot.indexing.title_vectors import HeadingVectors
 from docbot.indexing.mentions import MentionIndex
 
 

@@ -8,7 +8,7 @@ from tests.docbot.ask_fakes import make_chunks, make_map
 
 from crawlers.model import Mention
 from docbot.indexing.embed import HashEmbedder
-from docbot.indexing.headings import HeadingVectors
+from docbot.indexing.title_vectors import HeadingVectors
 from docbot.indexing.ranking_data import RankingData
 
 
