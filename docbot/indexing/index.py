@@ -13,6 +13,7 @@ private copy of the vector store (Chroma writes when it opens one).
 
 from __future__ import annotations
 
+import atexit
 import functools
 import logging
 import os
@@ -86,6 +87,7 @@ def make_client(data_dir: Path, chroma_url: str | None = None) -> Any:
     store = data_dir / "chroma"
     if store.is_dir() and not os.access(store, os.W_OK | os.X_OK):
         copy = Path(tempfile.mkdtemp(prefix="docbot-chroma-"))
+        atexit.register(shutil.rmtree, copy, ignore_errors=True)  # the copy lives as long as the process
         shutil.copytree(store, copy, dirs_exist_ok=True)
         log.info("%s is read-only: reading a private copy of its vector store in %s", data_dir, copy)
         store = copy
