@@ -132,25 +132,22 @@ class Pipeline:
         self.calibrator = calibrator or calibration.load()
         self.views = Views(index, maps, validator, k)
 
-    def _current_view(self) -> View:
-        return self.views.current()
-
     # What the current view holds, for callers outside a question (scripts, the report, tests).
     @property
     def maps(self) -> Mapping[str, AnchorMap]:
-        return self._current_view().maps
+        return self.views.current().maps
 
     @property
     def validator(self) -> ReferenceValidator:
-        return self._current_view().validator
+        return self.views.current().validator
 
     @property
     def retriever(self) -> Retriever:
-        return self._current_view().retriever
+        return self.views.current().retriever
 
     @property
     def stats(self) -> SiteStats:
-        return self._current_view().stats
+        return self.views.current().stats
 
     @classmethod
     def from_settings(cls, settings: Settings, generator: Generator | None = None, **kwargs: Any) -> Pipeline:
@@ -177,7 +174,7 @@ class Pipeline:
         if problem:
             return _error(text, started, problem)  # echoed cleaned, as accepted questions are
         try:
-            return self._ask(_Asked(text, started, self._current_view()), site, context, k or self.k)
+            return self._ask(_Asked(text, started, self.views.current()), site, context, k or self.k)
         except DocbotError as exc:
             return _error(text, started, str(exc))
 
@@ -386,12 +383,12 @@ class Pipeline:
         text, problem = clean_question(question)
         if problem:
             raise DocbotError(problem)
-        view = self._current_view()
+        view = self.views.current()
         freq, docs = view.stats.doc_freq([site])
         raw = evidence(text, view.retriever.search(text, k=self.k, sites=[site]), freq, docs)
         return raw.minus(view.stats.baseline(site))
 
     def section_text(self, site: str, deep_url: str) -> str | None:
         """The indexed text of one section (``None`` when the site or section is not indexed)."""
-        return section_text(self._current_view().retriever, site, deep_url)
+        return section_text(self.views.current().retriever, site, deep_url)
 

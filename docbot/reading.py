@@ -18,10 +18,9 @@ from typing import TypeVar
 
 from crawlers.errors import AnchorMapError
 from crawlers.model import AnchorMap, load_maps
-from crawlers.page_text import PageText
 from docbot.answering.site_stats import SiteStats
 from docbot.config import Settings
-from docbot.indexing.generations import Generations
+from docbot.indexing.generations import Generation, Generations
 from docbot.references.directives import PageTexts
 from docbot.references.links import SectionTexts
 from docbot.references.validator import ReferenceValidator
@@ -117,13 +116,8 @@ def latest_maps(settings: Settings) -> dict[str, AnchorMap]:
 def stored_texts(settings: Settings) -> SectionTexts:
     """Section texts by (site, deep URL) from each site's newest crawl, each site read once when first asked:
     with them the validator settles ties between headings as it does in ``ask``."""
-    def rows(site: str) -> dict[str, str]:
-        latest = Generations(settings.data_dir, site).latest()
-        if latest is None:
-            raise AnchorMapError(f"site {site!r} has no crawl in {settings.data_dir}")
-        return {f"{t.url}#{t.anchor}": t.text for t in latest.load_texts() if t.anchor}
-
-    return _per_site(rows, "section texts; tied fragments are dropped")
+    return _per_site(settings, lambda crawl: {f"{t.url}#{t.anchor}": t.text for t in crawl.load_texts() if t.anchor},
+                     "section texts; tied fragments are dropped")
 
 
 def latest_page_texts(settings: Settings) -> PageTexts | None:
@@ -131,26 +125,24 @@ def latest_page_texts(settings: Settings) -> PageTexts | None:
     ``[validator] text_fragments = false``."""
     if not settings.text_fragments:
         return None
-
-    def rows(site: str) -> dict[str, PageText]:
-        latest = Generations(settings.data_dir, site).latest()
-        if latest is None:
-            raise AnchorMapError(f"site {site!r} has no crawl in {settings.data_dir}")
-        return {p.url: p for p in latest.load_pages()}
-
-    return _per_site(rows, "page texts; its text directives are dropped")
+    return _per_site(settings, lambda crawl: {p.url: p for p in crawl.load_pages()},
+                     "page texts; its text directives are dropped")
 
 
-def _per_site(rows: Callable[[str], dict[str, T]], missing: str) -> Callable[[str, str], T | None]:
-    """A (site, key) reader over ``rows(site)``, each site read once when first asked; a site whose files are
-    missing or unreadable reads as empty (with a warning saying what it costs)."""
+def _per_site(settings: Settings, rows: Callable[[Generation], dict[str, T]],
+              missing: str) -> Callable[[str, str], T | None]:
+    """A (site, key) reader over ``rows`` of each site's newest crawled generation, each site read once when first
+    asked; a site without a crawl, or whose files are unreadable, reads as empty (a warning says what it costs)."""
     tables: dict[str, dict[str, T]] = {}
 
     def read(site: str, key: str) -> T | None:
         table = tables.get(site)
         if table is None:
             try:
-                table = rows(site)
+                latest = Generations(settings.data_dir, site).latest()
+                if latest is None:
+                    raise AnchorMapError(f"site {site!r} has no crawl in {settings.data_dir}")
+                table = rows(latest)
             except (AnchorMapError, OSError, ValueError) as exc:
                 what, _, cost = missing.partition("; ")
                 log.warning("no %s for %s (%s); %s", what, site, exc, cost)

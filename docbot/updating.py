@@ -24,7 +24,7 @@ from crawlers.model import AnchorMap, PageText, SectionText, map_path
 from crawlers.texts import read_mentions, sections_path, write_mentions, write_page_texts, write_section_texts
 from docbot.config import Settings
 from docbot.errors import SiteNotFound, WriteFailed
-from docbot.indexing.generations import Generation, GenerationWriter, link_or_copy
+from docbot.indexing.generations import CURRENT, Generation, GenerationWriter, link_or_copy
 from docbot.indexing.index import Index, IndexStats, Manifest, Progress
 
 log = logging.getLogger(__name__)
@@ -61,24 +61,31 @@ def crawl_site(settings: Settings, config: CrawlConfig, writer: GenerationWriter
     check_loss(config, previous, result, published, force)
     staged = writer.stage()
     try:
-        if source is not None and result.texts == previous_texts:  # an unchanged site shares its texts file
-            _write(staged.sections_file, lambda: link_or_copy(source.sections_file, staged.sections_file))
-        else:
-            _write(staged.sections_file, lambda: write_section_texts(staged.sections_file, result.texts))
-        if source is not None and result.page_texts == previous_pages and source.pages_file.is_file():
-            _write(staged.pages_file, lambda: link_or_copy(source.pages_file, staged.pages_file))
-        else:
-            _write(staged.pages_file, lambda: write_page_texts(staged.pages_file, result.page_texts))
-        if source is not None and result.mentions == previous_mentions and source.mentions_file.is_file():
-            _write(staged.mentions_file, lambda: link_or_copy(source.mentions_file, staged.mentions_file))
-        else:
-            _write(staged.mentions_file, lambda: write_mentions(staged.mentions_file, result.mentions))
+        # What did not change is shared with the generation it came from (a hard link), the rest written anew.
+        _keep_or_write(source, staged, "sections_file", result.texts == previous_texts,
+                       lambda path: write_section_texts(path, result.texts))
+        _keep_or_write(source, staged, "pages_file", result.page_texts == previous_pages,
+                       lambda path: write_page_texts(path, result.page_texts))
+        _keep_or_write(source, staged, "mentions_file", result.mentions == previous_mentions,
+                       lambda path: write_mentions(path, result.mentions))
         _write(staged.map_file, lambda: result.map.save(staged.map_file))
         _write(published, lambda: result.map.save(published))
     except BaseException:
         writer.discard(staged)
         raise
     return result, staged
+
+
+def _keep_or_write(source: Generation | None, staged: Generation, name: str, unchanged: bool,
+                   write: Callable[[Path], None]) -> None:
+    """The staged generation's file ``name`` (a :class:`Generation` property): linked to ``source``'s when the crawl
+    left it ``unchanged`` and ``source`` has one, else written."""
+    target: Path = getattr(staged, name)
+    kept: Path | None = getattr(source, name) if source is not None else None
+    if unchanged and kept is not None and kept.is_file():
+        _write(target, lambda: link_or_copy(kept, target))
+    else:
+        _write(target, lambda: write(target))
 
 
 def _pages(source: Generation | None) -> list[PageText]:
@@ -111,7 +118,7 @@ def index_site(settings: Settings, index: Index, writer: GenerationWriter, *, re
     try:
         stats = _write(staged.chunks_file,
                        lambda: index.index_generation(staged, current, progress, rebuild=rebuild, old=legacy))
-        _write(generations.root / "CURRENT", lambda: writer.commit(staged))
+        _write(generations.root / CURRENT, lambda: writer.commit(staged))
     except BaseException:
         if crawled:
             _discard_index_parts(staged)
