@@ -61,11 +61,15 @@ class Extracted:
     run_text: str = ""
     run_tags: tuple[int, ...] = ()
     run_ids: Mapping[str, int] = field(default_factory=dict)
+    # Text the runs leave out that a browser might search (SVG text, hidden elements…), as (run, offset, text); None
+    # when there is too much to keep (crawlers.visible_text.MAX_HIDDEN_CHARS).
+    run_hidden: tuple[tuple[int, int, str], ...] | None = ()
 
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
 # of a map written by another version parses every page again instead of trusting "304 Not Modified".
-EXTRACTOR_VERSION = 5  # 5: what each link says about its target (crawlers.mentions), each page's visible text
+EXTRACTOR_VERSION = 6  # 5: what each link says about its target (crawlers.mentions), each page's visible text; 6: the
+# text left out of it that a browser might search (crawlers.visible_text.hidden_text)
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
@@ -113,7 +117,8 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
     hint = "API reference" if api_count >= 3 and api_count > heading_count else None
     navigation = _is_navigation(main)
     hiding = not isinstance(html, bytes) or may_hide(html)
-    run_text, run_tags, run_ids = visible_runs(root, opens, closes, hiding) if not navigation else ("", (), {})
+    run_text, run_tags, run_ids, run_hidden = (visible_runs(root, opens, closes, hiding) if not navigation
+                                               else ("", (), {}, ()))
     too_deep = nested_too_deep(root)
     if too_deep:
         log.warning("%s nests elements deeper than %d levels; headings and text below that depth are dropped",
@@ -121,7 +126,7 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
     return Extracted(
         title=page_title, anchors=anchors, sections=sections, links=links, source_type_hint=hint, canonical=canonical,
         too_deep=too_deep, navigation=navigation, mentions=mentions, run_text=run_text, run_tags=run_tags,
-        run_ids=run_ids,
+        run_ids=run_ids, run_hidden=run_hidden,
     )
 
 

@@ -24,6 +24,9 @@ class PageText:
     ``sections``: (level, ids) of each section of the page in document order, the same sections as the map's
     (``ids``: its anchor first, then the ids that land on the same place; empty for a section without one).
     ``ids``: every other id of the page (and ``<a name>``) → the index of the run its element starts at.
+    ``hidden``: the text the runs leave out that a browser might still search (an SVG's text, a ``hidden`` element a
+    style sheet may show, form controls…), each as (the run it stands in or before, its offset in that run, its text);
+    None when it is not known (a page text recorded by an older crawl, or too much of it): then no directive is safe.
     One string a page, not one a run: it is pickled back from the parse workers, written and read as it is.
     """
 
@@ -32,6 +35,7 @@ class PageText:
     tags: tuple[int, ...]
     sections: tuple[tuple[int, tuple[str, ...]], ...] = ()
     ids: Mapping[str, int] = field(default_factory=dict)
+    hidden: tuple[tuple[int, int, str], ...] | None = ()
 
     @property
     def runs(self) -> tuple[tuple[int, str], ...]:
@@ -45,6 +49,7 @@ class PageText:
             "tags": list(self.tags),
             "text": self.text,
             "ids": dict(sorted(self.ids.items())),
+            "hidden": None if self.hidden is None else [list(piece) for piece in self.hidden],
         }
 
     @classmethod
@@ -55,10 +60,39 @@ class PageText:
             tuple(data.get("tags", ())),
             tuple((int(level), tuple(ids)) for level, ids in data.get("sections", ())),
             dict(data.get("ids", {})),
+            _hidden(data.get("hidden")),
         )
+
+    def with_text(self) -> str:
+        """The runs and the text left out, in document order, on one line (blocks joined by spaces): every place a
+        browser may find a directive's text, whatever a style sheet shows (a piece is put where it stands)."""
+        if not self.hidden:
+            return self.text.replace("\n", " ")
+        pieces: dict[int, list[tuple[int, str]]] = {}
+        for index, offset, text in self.hidden:
+            pieces.setdefault(index, []).append((offset, text))
+        runs = self.text.split("\n") if self.tags else []
+        out: list[str] = []
+        for index in range(max(len(runs), max(pieces) + 1)):
+            run = runs[index] if index < len(runs) else ""
+            at = 0
+            for offset, text in pieces.get(index, ()):
+                out.append(run[at:offset])
+                out.append(text)
+                at = max(at, offset)
+            out.append(run[at:])
+        return " ".join(part.strip() for part in out if part.strip())
 
     @classmethod
     def of_runs(cls, url: str, runs: Sequence[tuple[int, str]], sections: tuple[tuple[int, tuple[str, ...]], ...] = (),
-                ids: Mapping[str, int] | None = None) -> PageText:
+                ids: Mapping[str, int] | None = None, hidden: tuple[tuple[int, int, str], ...] = ()) -> PageText:
         """A page text from (section index, text) runs (tests and tools build them so)."""
-        return cls(url, "\n".join(text for _, text in runs), tuple(s for s, _ in runs), sections, dict(ids or {}))
+        return cls(url, "\n".join(text for _, text in runs), tuple(s for s, _ in runs), sections, dict(ids or {}),
+                   hidden)
+
+
+def _hidden(data: Any) -> tuple[tuple[int, int, str], ...] | None:
+    """The stored pieces of left-out text; None when the page text was recorded without them (or with too many)."""
+    if data is None:
+        return None
+    return tuple((int(run), int(offset), str(text)) for run, offset, text in data)

@@ -7,6 +7,12 @@ style, template, noscript, ``hidden``, an inline ``display:none`` or ``visibilit
 without Sphinx's permalink glyphs (``visibility: hidden`` in every Sphinx theme). Whitespace is collapsed; a no-break
 space counts as a space and a soft hyphen as nothing, as find-in-page reads them. One pass over the tree the page
 parse (:mod:`crawlers.extract`) already holds.
+
+What the model leaves out is not always what a browser leaves out: Chromium searches an SVG's ``<text>``, a ``hidden``
+element that a style sheet shows, a declarative shadow root; a class may hide what the model counts. So the text of
+every element left out that a browser might still search (all but the head, script, style and plain templates) is
+kept aside, with where it stands (:data:`HiddenPiece`): a directive's text must stand nowhere in it
+(:mod:`docbot.references.textfrag`).
 """
 
 from __future__ import annotations
@@ -42,6 +48,15 @@ PERMALINK_CLASS = "headerlink"  # Sphinx's ¶: visibility: hidden until hovered,
 # entry list, the main region): only they are looked up in ``opens`` and ``closes``.
 _OPENERS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "dt"})
 _SKIPPED = INVISIBLE_TAGS | {etree.Comment, etree.ProcessingInstruction, etree.Entity}
+# Left out and never searched by a browser: their text is not kept aside (a template that declares a shadow root is
+# rendered, so it is kept: see :func:`_never_searched`).
+NEVER_SEARCHED = frozenset({"head", "script", "style", "template", "meta", "link", "base"})
+# Elements whose text a browser lays out apart from its neighbours' (an SVG's text and its labels, a form's options).
+_SEPARATE = BLOCK_TAGS | {"text", "tspan", "textpath", "desc", "option", "td", "th", "li"}
+# Past this much text left out on one page, none is kept and the page gets no directive: the guarantee needs it all.
+MAX_HIDDEN_CHARS = 2_000_000
+
+HiddenPiece = tuple[int, int, str]  # (run index, offset in that run's text, the text): text the model leaves out
 
 
 def may_hide(html: bytes) -> bool:
@@ -64,12 +79,42 @@ def _hidden_by_attributes(el: etree._Element) -> bool:
     return style is not None and _HIDING_STYLE.search(style) is not None
 
 
+def _never_searched(el: etree._Element) -> bool:
+    tag = el.tag
+    if not isinstance(tag, str):
+        return True
+    return tag in NEVER_SEARCHED and not (tag == "template" and el.get("shadowrootmode") is not None)
+
+
+def hidden_text(el: etree._Element) -> str:
+    """The text of a left-out element that a browser might still search: script and style left out, whitespace
+    collapsed, a space between elements laid out apart (an SVG's ``<text>`` elements, blocks, options)."""
+    parts: list[str] = []
+    walker = etree.iterwalk(el, events=("start", "end"))
+    for event, node in walker:
+        if event == "start":
+            if node is not el and _never_searched(node):
+                walker.skip_subtree()  # its end event still comes, and adds its tail
+                continue
+            if node.tag in _SEPARATE:
+                parts.append(" ")
+            if node.text and isinstance(node.tag, str):
+                parts.append(node.text)
+        else:
+            if node.tag in _SEPARATE:
+                parts.append(" ")
+            if node is not el and node.tail:
+                parts.append(node.tail)
+    return " ".join("".join(parts).replace(_SOFT_HYPHEN, "").split())
+
+
 def visible_runs(
     root: etree._Element, opens: Mapping[etree._Element, int], closes: Mapping[etree._Element, int],
     may_hide: bool = True,
-) -> tuple[str, tuple[int, ...], dict[str, int]]:
-    """(text, tags, ids) of the document, as :class:`crawlers.page_text.PageText` holds them: the runs joined with
-    newlines, each run's section index, and every id (and ``<a name>``) → the index of the run its element starts at.
+) -> tuple[str, tuple[int, ...], dict[str, int], tuple[HiddenPiece, ...] | None]:
+    """(text, tags, ids, hidden) of the document, as :class:`crawlers.page_text.PageText` holds them: the runs joined
+    with newlines, each run's section index, every id (and ``<a name>``) → the index of the run its element starts at,
+    and the text left out that a browser might search (None when there is more than :data:`MAX_HIDDEN_CHARS`).
 
     ``opens``: element → the section index that starts with it (a heading, an API entry's ``dt``);
     ``closes``: element → the section index in effect again after its end (an API entry's ``dl``, the main region);
@@ -81,6 +126,8 @@ def visible_runs(
     ids: dict[str, int] = {}
     buf: list[str] = []
     add = buf.append
+    hidden: list[HiddenPiece] = []
+    hidden_chars = 0
     section = OUTSIDE
     skipped: etree._Element | None = None  # the element whose subtree was just skipped: its end event comes next
     invisible, blocks, openers = _SKIPPED, BLOCK_TAGS, _OPENERS
@@ -104,10 +151,16 @@ def visible_runs(
             if tail:
                 add(tail)
             continue
-        if tag in invisible or (may_hide and _hidden_by_attributes(el)) or (
-                tag == "a" and el.get("class") == PERMALINK_CLASS):
+        permalink = tag == "a" and el.get("class") == PERMALINK_CLASS
+        if tag in invisible or (may_hide and _hidden_by_attributes(el)) or permalink:
             walker.skip_subtree()
             skipped = el
+            if not permalink and not _never_searched(el):  # a permalink's glyph is no sentence
+                left_out = hidden_text(el)
+                if left_out:
+                    offset = len(" ".join("".join(buf).split())) if buf else 0
+                    hidden.append((len(runs), offset, left_out))
+                    hidden_chars += len(left_out)
             continue
         if tag in blocks:
             if buf:
@@ -136,4 +189,5 @@ def visible_runs(
             runs.append(text)
             tags.append(section)
     joined = "\n".join(runs)
-    return (joined.replace(_SOFT_HYPHEN, "") if _SOFT_HYPHEN in joined else joined), tuple(tags), ids
+    kept = tuple(hidden) if hidden_chars <= MAX_HIDDEN_CHARS else None
+    return (joined.replace(_SOFT_HYPHEN, "") if _SOFT_HYPHEN in joined else joined), tuple(tags), ids, kept

@@ -7,8 +7,10 @@ the whole passage when it is short, else its first words and its last ones (``st
 other punctuation left off), with words just
 before or after it (``prefix-,`` ``,-suffix``) only when the start or end also stands earlier. A candidate is
 accepted only when its text stands nowhere earlier in the page even with block boundaries and word boundaries
-ignored (so a browser whose word breaker differs from ours still finds the same place first), and when the
-browser's own search (:meth:`~docbot.references.textfrag.PageMatcher.first_match`) lands exactly on the passage.
+ignored (so a browser whose word breaker differs from ours still finds the same place first), when the
+browser's own search (:meth:`~docbot.references.textfrag.PageMatcher.first_match`) lands exactly on the passage, and
+when the text that picks its place stands nowhere else, the text the model leaves out included
+(:meth:`~docbot.references.textfrag.PageMatcher.elsewhere`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ SHORT_WORDS = 6  # a passage this short is quoted whole, as the start alone: the
 MIN_START_WORDS = 3  # a longer passage's start: fewer words stand anywhere
 MAX_START_WORDS = 10
 MAX_END_WORDS = 6
+MAX_WHOLE_WORDS = 16  # a passage whose every start stands elsewhere too may be quoted whole, up to this long
 MAX_CONTEXT_WORDS = 3  # words of prefix or suffix
 MIN_LOCATED_WORDS = 3  # fewer of a passage's words found together in its section is not the passage (nor under half)
 MAX_OCCURRENCES = 64  # places in a section tried for a passage's opening words
@@ -161,13 +164,17 @@ def _candidate(m: PageMatcher, span: Span, words: list[tuple[int, int]], earlier
     lead = prefix[0] if prefix else span.start
     last = suffix[1] if suffix else span.end
     n = len(words)
-    if n <= SHORT_WORDS:  # the whole passage as the start
-        return _directive(m, (span.start, span.end), None, prefix, suffix) if earlier.first(lead, last) else None
+    def whole() -> TextDirective | None:  # the whole passage as the start: the browser highlights all of it
+        found = earlier.first(lead, last) and m.once(m.loose[lead:last])
+        return _directive(m, (span.start, span.end), None, prefix, suffix) if found else None
+
+    if n <= SHORT_WORDS:
+        return whole()
     for k in range(earlier.words, min(MAX_START_WORDS, n - 1) + 1):
-        if earlier.first(lead, words[k - 1][1]):
+        if earlier.first(lead, words[k - 1][1]) and m.once(m.loose[lead:words[k - 1][1]]):
             break
-    else:
-        return None
+    else:  # every start also stands elsewhere ("Set the timeout… early." beside "Set the timeout… for a server.")
+        return whole() if n <= MAX_WHOLE_WORDS else None
     start_end = words[k - 1][1]
     for e in range(1, min(MAX_END_WORDS, n - k) + 1):
         end_start = words[n - e][0]
@@ -207,6 +214,6 @@ def derive(m: PageMatcher, fragment: str, passage: str) -> TextDirective | None:
                 continue
             found = _candidate(m, span, words, earlier, before, after)
             if found is not None and (best is None or found.words < best.words) \
-                    and m.first_match(found) == (span.start, span.end):
+                    and m.first_match(found) == (span.start, span.end) and not m.elsewhere(found):
                 best = found
     return best

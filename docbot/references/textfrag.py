@@ -9,6 +9,13 @@ spec's search over it: the first match of the start (after its prefix), then of 
 word-bounded where the spec says, never across a block boundary; :meth:`PageMatcher.lands` says whether that first
 match lies in the cited section (a section's anchor or alias: the section and its subsections; another id: from
 its element to the end of its section; no fragment: the page).
+
+A browser's text is not quite the model's: Chromium also searches an SVG's text and a ``hidden`` element a style
+sheet shows, and skips what a class hides. So a directive is also held to a stricter rule that needs no model of
+CSS (:meth:`PageMatcher.elsewhere`): the text that picks its place (prefix and start; with no end, the suffix too)
+stands exactly once in everything a browser might search, the text left out included, and holds no character
+browsers never match (zero-width, bidi and other format or control characters). Then a browser either lands where
+docbot says or finds nothing and falls back to the ``#fragment``: never somewhere else.
 """
 
 from __future__ import annotations
@@ -40,6 +47,15 @@ _MID_LETTER = frozenset(".':")
 _MID_NUM = frozenset(",;")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _GAP = " \n"  # what may separate words in a folded page: a space within a run, a newline between runs
+# Unicode categories browsers never match in a directive's text (U+200B, U+202E, U+FEFF…): a directive holding one
+# finds nothing (measured in Chromium); unassigned and private-use code points are no safer.
+_UNMATCHABLE = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})
+
+
+def unmatchable(text: str) -> bool:
+    """Whether ``text`` holds a character that browsers never match in a directive (see :data:`_UNMATCHABLE`)."""
+    return not text.isascii() and any(unicodedata.category(c) in _UNMATCHABLE for c in text) or any(
+        c < " " for c in text)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -199,6 +215,38 @@ class PageMatcher:
         return self.page.text
 
     @functools.cached_property
+    def everything(self) -> str:
+        """The page's text and the text its model leaves out (:meth:`crawlers.page_text.PageText.with_text`), folded:
+        every place a browser may find a directive's text."""
+        return fold(self.page.with_text())
+
+    @property
+    def hidden_known(self) -> bool:
+        """Whether the text left out of the model was recorded (not by an older crawl, not too much of it)."""
+        return self.page.hidden is not None
+
+    def once(self, needle: str) -> bool:
+        """Whether folded ``needle`` (words separated by single spaces) stands exactly once in :attr:`everything`."""
+        if not needle or unmatchable(needle) or not self.hidden_known:
+            return False
+        text = self.everything
+        first = text.find(needle)
+        return first >= 0 and text.find(needle, first + 1) < 0
+
+    def elsewhere(self, directive: TextDirective) -> str:
+        """Why a browser might land ``directive`` somewhere else than docbot's model says ("" when it cannot):
+        see the module's docstring."""
+        if not self.hidden_known:
+            return "the page's text was recorded by an older crawl (recrawl the site)"
+        if any(unmatchable(part) for part in (directive.prefix, directive.start, directive.end, directive.suffix)):
+            return "its text holds a character browsers never match"
+        picks = (directive.prefix, directive.start) if directive.end else (
+            directive.prefix, directive.start, directive.suffix)
+        if not self.once(fold(" ".join(" ".join(picks).split()))):
+            return "its text also stands elsewhere in the page (hidden text included)"
+        return ""
+
+    @functools.cached_property
     def loose(self) -> str:
         """:attr:`text` with blocks joined by spaces: where a directive could match if blocks did not stop it."""
         return self.text.replace("\n", " ")
@@ -327,4 +375,4 @@ class PageMatcher:
         if not self.inside(extent, *found):
             where = self.section_at(found[0])
             return f"its first match is outside #{fragment}" + (f" (in #{where})" if where else "")
-        return ""
+        return self.elsewhere(directive)

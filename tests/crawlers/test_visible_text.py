@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from crawlers.extract import extract
-from crawlers.page_text import OUTSIDE
+from crawlers.page_text import OUTSIDE, PageText
 from crawlers.pages import page_text
 
 URL = "http://h/p.html"
@@ -59,3 +59,36 @@ def test_navigation_pages_record_no_text() -> None:
     links = "".join(f'<li><a href="p{i}.html">Chapter {i} of the long guide</a></li>' for i in range(30))
     ex = extract(_page(f'<div role="main"><ul>{links}</ul></div>'), URL)
     assert ex.navigation and ex.run_tags == () and page_text(URL, ex) is None
+
+
+def _hidden(body: str) -> tuple[tuple[int, int, str], ...] | None:
+    return extract(_page(body), URL).run_hidden
+
+
+def test_text_left_out_that_a_browser_may_search_is_kept_aside_with_where_it_stands() -> None:
+    body = ('<div role="main"><p>Intro.</p>'
+            '<svg><title>Logo</title><text x="0">Set the timeout</text><text>twice</text></svg>'
+            '<div hidden style="display:block">A shown hidden sentence.</div>'
+            '<p>Keep <span style="display:none">this aside</span>reading.</p>'
+            '<select><option>v1</option><option>v2</option></select></div>')
+    assert _hidden(body) == ((1, 0, "Logo Set the timeout twice"), (1, 0, "A shown hidden sentence."),
+                             (1, 4, "this aside"), (2, 0, "v1 v2"))
+
+
+def test_what_a_browser_never_searches_is_not_kept_aside_but_a_declared_shadow_root_is() -> None:
+    body = ('<div role="main"><script>var s = "script words";</script><style>p { color: blue }</style>'
+            '<template><p>plain template</p></template><h2 id="s">Title<a class="headerlink" href="#s">¶</a></h2>'
+            '<div><template shadowrootmode="open"><p>Shadow text</p></template></div>'
+            '<div hidden><script>x = 1</script>Hidden words</div></div>')
+    assert [text for _, _, text in _hidden(body) or ()] == ["Shadow text", "Hidden words"]
+
+
+def test_with_text_puts_the_text_left_out_where_it_stands() -> None:
+    body = '<div role="main"><p>One.</p><p>Keep <span hidden>aside</span>reading.</p><svg><text>Last</text></svg></div>'
+    pt = page_text(URL, extract(_page(body), URL))
+    assert pt is not None
+    assert pt.with_text() == "One. Keep aside reading. Last"
+    assert PageText.from_json(pt.to_json()) == pt
+    old = pt.to_json()
+    del old["hidden"]  # recorded by a crawl before the text left out was kept: not known
+    assert PageText.from_json(old).hidden is None

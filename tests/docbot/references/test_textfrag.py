@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -125,7 +127,13 @@ def pages(draw: st.DrawFn) -> PageText:
     runs = [(OUTSIDE, draw(RUN)) for _ in range(draw(st.integers(0, 2)))]
     for i in range(count):
         runs += [(i, draw(RUN)) for _ in range(draw(st.integers(1, 4)))]
-    return PageText.of_runs("http://h/p.html", tuple(runs), sections)
+    page = PageText.of_runs("http://h/p.html", tuple(runs), sections)
+    hidden = []
+    for _ in range(draw(st.integers(0, 3))):  # text left out of the model: an SVG's text, a hidden element…
+        run = draw(st.integers(0, len(runs)))
+        offset = draw(st.sampled_from([0, len(runs[run][1])])) if run < len(runs) else 0
+        hidden.append((run, offset, draw(RUN)))
+    return dataclasses.replace(page, hidden=tuple(sorted(hidden)))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -144,6 +152,9 @@ def test_a_derived_directive_matches_its_own_passage_first_inside_its_section(pa
     assert d is not None
     found = m.first_match(d)
     assert found is not None and m.lands(d, fragment) == ""
+    # a browser that also searches every piece of hidden text finds what picks the place once: at the passage
+    picks = (d.prefix, d.start) if d.end else (d.prefix, d.start, d.suffix)
+    assert fold(page.with_text()).count(fold(" ".join(" ".join(picks).split()))) == 1
     if b - a >= 3:
         assert fold(m.raw[found[0]:found[1]]) == fold(passage)
     assert parse(d.encode())[0] == [d]
@@ -156,3 +167,46 @@ def test_encode_and_parse_round_trip(start: str, end: str, prefix: str, suffix: 
     encoded = d.encode()
     assert not set(encoded[len("text="):]) & set(" #&\n") and encoded.count(",") == 1 + bool(d.end) + bool(d.suffix) - 1 + bool(d.prefix)
     assert parse(encoded) == ([d], 0)
+
+
+HOSTILE = PageText.of_runs("http://h/p.html", (
+    (0, "Guide"), (0, "Read this guide first."),
+    (1, "Usage"), (1, "Pass a timeout: set the timeout in seconds to stop waiting for a slow server."),
+), ((1, ("guide",)), (1, ("usage",))), hidden=((1, 0, "set the timeout in seconds"),))  # an SVG's <text> on top
+
+
+def test_a_directive_never_picks_text_that_also_stands_where_the_model_does_not_look() -> None:
+    m = PageMatcher(HOSTILE)
+    assert m.lands(TextDirective("set the timeout in seconds", prefix="Pass a timeout:"), "usage") == ""
+    assert "also stands elsewhere" in m.lands(TextDirective("set the timeout in seconds", "server"), "usage")
+    derived = derive(m, "usage", "set the timeout in seconds to stop waiting for a slow server.")
+    assert derived is not None and m.lands(derived, "usage") == ""
+    assert derived.prefix or len(derived.start.split()) > 5  # "set the timeout in seconds" alone stands twice
+
+
+def test_a_passage_that_also_stands_later_gets_text_that_stands_once() -> None:
+    page = PageText.of_runs("http://h/p.html", (
+        (0, "Guide"), (0, "Set the timeout in seconds to stop waiting early."),
+        (1, "Usage"), (1, "Pass a timeout: set the timeout in seconds to stop waiting for a slow server."),
+    ), ((1, ("guide",)), (1, ("usage",))))
+    m = PageMatcher(page)
+    d = derive(m, "guide", "Set the timeout in seconds to stop waiting early.")
+    assert d is not None and m.lands(d, "guide") == ""
+    assert fold(page.with_text()).count(fold(" ".join((d.prefix, d.start, d.suffix)).strip())) == 1
+    # a browser that skipped the first (a class hides it) would land in #usage: the bare start is refused
+    assert "also stands elsewhere" in m.lands(TextDirective("Set the timeout in seconds", "early"), "guide")
+
+
+def test_characters_browsers_never_match_are_never_part_of_a_directive() -> None:
+    page = PageText.of_runs("http://h/p.html", ((0, "Guide"), (0, "Use the zero\u200bwidth joiner rarely, it is odd."),),
+                            ((1, ("guide",)),))
+    m = PageMatcher(page)
+    assert "never match" in m.lands(TextDirective("Use the zero\u200bwidth"), "guide")
+    d = derive(m, "guide", "Use the zero\u200bwidth joiner rarely, it is odd.")
+    assert d is None or not any("\u200b" in part for part in (d.prefix, d.start, d.end, d.suffix))
+
+
+def test_a_page_text_recorded_without_its_hidden_text_gets_no_directive() -> None:
+    m = PageMatcher(dataclasses.replace(HOSTILE, hidden=None))
+    assert "older crawl" in m.lands(TextDirective("Pass a timeout"), "usage")
+    assert derive(m, "usage", "Pass a timeout: set the timeout in seconds to stop waiting for a slow server.") is None
