@@ -16,6 +16,8 @@ auth = { username = "docbot", password_env = "FLASK_DOCS_PASSWORD" }   # the pas
 [validator]
 allow_hosts = ["github.com"]     # links to these hosts are kept unchecked
 text_fragments = true            # false: no text directives (#id:~:text=…) on links, none kept
+fresh_directives = true          # a conditional request per cited page (cached fresh_directives_ttl = 300 s):
+                                 # a page changed since the crawl gets directives from its text as served now
 ```
 """
 
@@ -91,6 +93,8 @@ class Settings:
     rerank_model: str | None = None  # docbot.toml's; env DOCBOT_RERANK_MODEL beats it where it is used
     slack: SlackConfig = field(default_factory=SlackConfig)
     text_fragments: bool = True  # [validator] text_fragments: links land on the quoted sentence (#id:~:text=…)
+    fresh_directives: bool = True  # [validator] fresh_directives: check a cited page is unchanged (docbot.freshness)
+    fresh_directives_ttl: float = 300.0  # [validator] fresh_directives_ttl: seconds a page's check holds
 
     def site(self, name: str) -> SiteConfig:
         for site in self.sites:
@@ -157,5 +161,7 @@ def load_settings(
         rerank_model=beside(file.rerank_model),
         slack=SlackConfig(slack.command, slack.public, slack.site, slack.port, slack.host),
         text_fragments=file.validator.text_fragments,
+        fresh_directives=file.validator.fresh_directives,
+        fresh_directives_ttl=file.validator.fresh_directives_ttl,
     )
 

@@ -94,6 +94,8 @@ class SiteTable(_Table):
 class ValidatorTable(_Table):
     allow_hosts: list[str] = []
     text_fragments: bool = True  # links land on the quoted sentence (#id:~:text=…); false for tools that strip them
+    fresh_directives: bool = True  # ask the docs server whether a cited page changed before giving it a directive
+    fresh_directives_ttl: float = Field(default=300.0, gt=0, allow_inf_nan=False)  # seconds an answer holds
 
 
 class SlackTable(_Table):

@@ -34,6 +34,7 @@ from docbot.answering.question import Turn, cited_before, clean_question, query_
 from docbot.answering.quotes import quoted_passages
 from docbot.config import Settings
 from docbot.errors import DocbotError, GenerationError
+from docbot.freshness import LivePages
 from docbot.indexing.chunk import embedding_text
 from docbot.indexing.embed import cosines_to
 from docbot.reading import View, Views, latest_page_texts, section_text
@@ -122,6 +123,7 @@ class Pipeline:
         gate: GateModel | None = None,
         calibrator: LogisticModel | None = None,
         reranker: Reranker | None = None,
+        live_pages: LivePages | None = None,
     ) -> None:
         self.index = index
         self.generator = generator
@@ -130,7 +132,7 @@ class Pipeline:
         self.reranker = reranker  # a stronger model's second opinion on the order of the sections found (opt-in)
         self.gate = gate or GateModel.load()
         self.calibrator = calibrator or calibration.load()
-        self.views = Views(index, maps, validator, k)
+        self.views = Views(index, maps, validator, k, live_pages)
 
     # What the current view holds, for callers outside a question (scripts, the report, tests).
     @property
@@ -164,6 +166,8 @@ class Pipeline:
                 maps[site] = AnchorMap.load(path)  # a corrupt map is an error, never silently "not covered"
         validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts, page_texts=latest_page_texts(settings))
         kwargs.setdefault("reranker", reranker_from_settings(settings))
+        if settings.text_fragments and settings.fresh_directives:
+            kwargs.setdefault("live_pages", LivePages(ttl_s=settings.fresh_directives_ttl))
         return cls(index, maps, validator, generator if generator is not None else generator_from_env(), **kwargs)
 
     # -- the pipeline ----------------------------------------------------

@@ -20,6 +20,7 @@ from crawlers.errors import AnchorMapError
 from crawlers.model import AnchorMap, load_maps
 from docbot.answering.site_stats import SiteStats
 from docbot.config import Settings
+from docbot.freshness import LivePages
 from docbot.indexing.generations import Generation, Generations
 from docbot.references.directives import PageTexts
 from docbot.references.links import SectionTexts
@@ -52,8 +53,10 @@ class Views:
     """Views over ``index``; ``maps`` adds sites crawled but not indexed, and ``validator`` is the template of each
     view's validator (its allowed hosts and section-text reader) — over a fixed index, the validator itself."""
 
-    def __init__(self, index: SearchIndex, maps: Mapping[str, AnchorMap], validator: ReferenceValidator, k: int) -> None:
+    def __init__(self, index: SearchIndex, maps: Mapping[str, AnchorMap], validator: ReferenceValidator, k: int,
+                 live: LivePages | None = None) -> None:
         self.index = index
+        self._live_pages = live  # asks whether a cited page changed since its crawl, before a directive is derived
         self._maps = dict(maps)
         self._template = validator
         self._k = k
@@ -84,9 +87,12 @@ class Views:
 
     def _make(self, index: SearchIndex, maps: Mapping[str, AnchorMap], validator: ReferenceValidator | None = None,
               key: tuple[tuple[str, int], ...] = ()) -> View:
+        freshen = self._live_pages.for_maps(maps) if self._live_pages is not None else None
         if validator is None:
             validator = ReferenceValidator(maps, allow_hosts=self._template.allow_hosts, texts=self._template.texts,
-                                           page_texts=self._page_texts(index))
+                                           page_texts=self._page_texts(index), freshen=freshen)
+        elif freshen is not None and validator.directives.freshen is None:
+            validator.directives.freshen = freshen
         retriever = Retriever(index)
         if validator.texts is None:  # the index holds every section's text: it settles ties in fragment repair
             validator.texts = lambda site, deep_url: section_text(retriever, site, deep_url)

@@ -18,7 +18,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("docbot.indexing",),
     ("docbot.retrieval",),
     ("docbot.answering",),
-    ("docbot.pipeline", "docbot.reading", "docbot.reference_log", "docbot.refresh", "docbot.updating"),
+    ("docbot.pipeline", "docbot.reading", "docbot.reference_log", "docbot.refresh", "docbot.updating",
+     "docbot.freshness"),
     ("docbot.report", "docbot.slack"),
     ("docbot.commands", "docbot.cli", "docbot"),
 )

@@ -22,7 +22,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--site", type=site_name, help="only this site's anchor map (needed for relative URLs)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line: input, output, action, reason")
-    parser.add_argument("--live", action="store_true", help="also fetch each output page and check the fragment in the live HTML")
+    parser.add_argument("--live", action="store_true", help="also fetch each output page: the fragment is in the live HTML and a text directive still lands in its section")
     parser.set_defaults(func=run)
 
 
@@ -39,16 +39,25 @@ def load_maps(settings: Settings, site: str | None) -> dict[str, AnchorMap]:
     return maps
 
 
-def live_checks(urls: list[str]) -> dict[str, bool]:
-    """URL -> page answers 200 and the fragment is in its live HTML."""
+def live_checks(urls: list[str]) -> dict[str, tuple[bool, str]]:
+    """URL -> (it lands: the page answers 200, the fragment is in its live HTML and a text directive still lands in
+    its section by docbot's own rule; why not, or "ok")."""
     from docbot.report.live import check_links_sync
 
-    return {url: check.ok for url, check in check_links_sync(urls).items()}
+    out = {}
+    for url, check in check_links_sync(urls).items():
+        if not check.ok:
+            out[url] = (False, check.reason)
+        elif check.own_directive not in (None, "ok"):
+            out[url] = (False, f"text directive stale: {check.own_directive}")
+        else:
+            out[url] = (True, "ok")
+    return out
 
 
 def render_table(rows: list[dict[str, Any]], out: TextIO) -> None:
     for row in rows:
-        live = "" if "live" not in row else ("  live: ok" if row["live"] else "  live: FAILED")
+        live = "" if "live" not in row else ("  live: ok" if row["live"] else f"  live: FAILED ({row['live_reason']})")
         out.write(f"{row['action']:<17} {row['input']}\n")
         if row["output"] != row["input"]:
             out.write(f"{'':<17} → {row['output'] or '(removed)'}\n")
@@ -68,7 +77,8 @@ def run(args: argparse.Namespace, settings: Settings, stdin: TextIO | None = Non
     if args.live:
         checked = live_checks([o.output for o in outcomes if o.output])
         for row in rows:
-            row["live"] = bool(row["output"]) and checked.get(row["output"], False)
+            row["live"], row["live_reason"] = checked.get(row["output"], (False, "removed")) if row["output"] else (
+                False, "removed")
     if args.json:
         for row in rows:
             stdout.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -19,6 +19,9 @@ from docbot.references.textderive import derive
 from docbot.references.textfrag import PageMatcher, TextDirective, parse
 
 PageTexts = Callable[[str, str], "PageText | None"]  # (site, canonical page URL) → the page's visible text, or None
+# (site, page, its stored text) → the page's text as served now (the stored one when unchanged), or None when that is
+# not known: then no directive (docbot.freshness asks the docs server).
+Freshen = Callable[[str, str, PageText], "PageText | None"]
 
 log = logging.getLogger(__name__)
 
@@ -29,22 +32,30 @@ MAX_DERIVED = 4096  # quoted passages remembered with their directive
 class Directives:
     """Judge and derive text directives over the pages' stored visible texts."""
 
-    def __init__(self, page_texts: PageTexts | None) -> None:
+    def __init__(self, page_texts: PageTexts | None, freshen: Freshen | None = None) -> None:
         self.page_texts = page_texts
-        self._pages: dict[tuple[str, str], PageMatcher | None] = {}
-        self._derived: dict[tuple[str, str, str, str], TextDirective | None] = {}
+        self.freshen = freshen
+        self._pages: dict[tuple[str, str], PageMatcher] = {}
+        self._derived: dict[tuple[str, str, str, str], tuple[PageMatcher, TextDirective | None]] = {}
 
     @property
     def on(self) -> bool:
         return self.page_texts is not None
 
     def matcher(self, site: str, page: str) -> PageMatcher | None:
-        """The page's matcher, or None when no visible text of it is stored."""
+        """The page's matcher, or None when no visible text of it is stored (or, when freshness is asked, when the
+        page's text as served now is not known)."""
+        text = self.page_texts(site, page) if self.page_texts is not None else None
+        if text is not None and self.freshen is not None:
+            text = self.freshen(site, page, text)
+        if text is None or not text.tags:
+            return None
         key = (site, page)
-        if key not in self._pages:
-            text = self.page_texts(site, page) if self.page_texts is not None else None
-            remember(self._pages, key, PageMatcher(text) if text is not None and text.tags else None, MAX_PAGES)
-        return self._pages[key]
+        known = self._pages.get(key)
+        if known is None or not (known.page is text or known.page == text):
+            known = PageMatcher(text)
+            remember(self._pages, key, known, MAX_PAGES)
+        return known
 
     def judge(self, site: str, page: str, fragment: str, directive: str) -> tuple[str, str]:
         """(the directives to keep, encoded and joined with '&', or ""; why any were dropped, or "")."""
@@ -52,7 +63,8 @@ class Directives:
             return "", "text directives are turned off"
         matcher = self.matcher(site, page)
         if matcher is None:
-            return "", "the page's visible text was not recorded (recrawl the site)"
+            return "", ("the page's visible text was not recorded (recrawl the site)" if self.freshen is None else
+                        "the page's visible text is not known (not recorded, or the docs server did not confirm it)")
         found, others = parse(directive)
         kept: list[str] = []
         why: list[str] = []
@@ -75,12 +87,16 @@ class Directives:
         """The shortest directive that lands on ``passage`` inside ``#fragment`` (None when there is none)."""
         if self.page_texts is None or not passage.strip():
             return None
+        matcher = self.matcher(site, page)
+        if matcher is None:
+            return None
         key = (site, page, fragment, passage)
-        if key not in self._derived:
-            matcher = self.matcher(site, page)
-            found = derive(matcher, fragment, passage) if matcher is not None else None
-            remember(self._derived, key, None if found is None or _urlish(found) else found, MAX_DERIVED)
-        return self._derived[key]
+        known = self._derived.get(key)
+        if known is None or known[0] is not matcher:  # derived again when the page's text changed
+            found = derive(matcher, fragment, passage)
+            known = (matcher, None if found is None or _urlish(found) else found)
+            remember(self._derived, key, known, MAX_DERIVED)
+        return known[1]
 
 
 def _urlish(directive: TextDirective) -> bool:

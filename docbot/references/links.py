@@ -17,7 +17,7 @@ from urllib.parse import quote, unquote, urlsplit
 from crawlers.model import AnchorMap
 from crawlers.urls import join, normalize, split_directive, split_fragment
 from docbot.answer import LinkOutcome
-from docbot.references.directives import Directives, PageTexts
+from docbot.references.directives import Directives, Freshen, PageTexts
 from docbot.references.fragments import Match, remember
 from docbot.references.repair import SiteIndex, rank_on_page, repair_on_page, repair_page, transplant
 from docbot.references.scan import TRAILING
@@ -101,12 +101,13 @@ class LinkChecker:
     """
 
     def __init__(self, maps: Mapping[str, AnchorMap], allow_hosts: Iterable[str] = (),
-                 texts: SectionTexts | None = None, page_texts: PageTexts | None = None) -> None:
+                 texts: SectionTexts | None = None, page_texts: PageTexts | None = None,
+                 freshen: Freshen | None = None) -> None:
         self.maps = dict(maps)
         # A section's text by (site, deep URL), when an index is at hand: it settles a tie between two headings
         # that a paraphrased fragment matches equally well. Without it such a fragment is dropped.
         self.texts = texts
-        self.directives = Directives(page_texts)
+        self.directives = Directives(page_texts, freshen)
         self.allow_hosts = tuple(h.lower().strip().lstrip(".") for h in allow_hosts if h.strip())
         self._indexes: dict[str, SiteIndex] = {}
         self._cache: dict[tuple[str, str | None], Checked] = {}

@@ -3,7 +3,9 @@
 Each page is fetched once (cached per page URL) with bounded concurrency; the
 anchors come from :func:`crawlers.extract.extract_anchors`, the same extractor
 the crawler uses, so the report and the anchor map agree on what an anchor is.
-A link's text directive is checked too, by other code than docbot's (:mod:`docbot.report.independent`).
+A link's text directive is checked twice against the page as served now: by docbot's own rule (the crawler's
+extractor and :meth:`~docbot.references.textfrag.PageMatcher.lands`, as when the link was made: a directive whose
+sentence was edited or moved since is stale) and by other code than docbot's (:mod:`docbot.report.independent`).
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from dataclasses import dataclass
 
 import httpx
 
-from crawlers.extract import extract_anchors
+from crawlers.extract import extract, extract_anchors
+from crawlers.pages import page_text
 from crawlers.urls import normalize, split_directive, split_fragment
+from docbot.references.textfrag import PageMatcher, parse
 from docbot.report.independent import IndependentPage
 
 DEFAULT_CONCURRENCY = 8
@@ -31,6 +35,12 @@ class LiveCheck:
     status: int | None  # HTTP status of the page, None when the request failed
     reason: str  # "ok", "fragment not in page", "HTTP 404", "request failed: ..."
     directive: str | None = None  # its text directive, if any, by the independent check: "ok" or why not
+    own_directive: str | None = None  # the same by docbot's own rule on the served page ("ok", or why it is stale)
+
+    @property
+    def landed(self) -> bool:
+        """The page answers, the fragment is on it, and a text directive (if any) still lands in its section."""
+        return self.ok and self.own_directive in (None, "ok")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +59,7 @@ class LiveChecker:
         self._limit = asyncio.Semaphore(concurrency)
         self._pages: dict[str, asyncio.Task[_Fetched]] = {}
         self._read: dict[str, IndependentPage] = {}
+        self._own: dict[str, PageMatcher | None] = {}
 
     async def _fetch(self, page: str) -> _Fetched:
         async with self._limit:
@@ -84,7 +95,10 @@ class LiveChecker:
             return LiveCheck(url, True, fetched.status, "ok")
         if page not in self._read:
             self._read[page] = IndependentPage(fetched.body)
-        return LiveCheck(url, True, fetched.status, "ok", self._read[page].check(fragment, directive))
+            served = page_text(page, extract(fetched.body, page))
+            self._own[page] = PageMatcher(served) if served is not None else None
+        return LiveCheck(url, True, fetched.status, "ok", self._read[page].check(fragment, directive),
+                         own_rule(self._own[page], fragment, directive))
 
     async def check_all(self, urls: Iterable[str]) -> dict[str, LiveCheck]:
         """Check every distinct URL; returns url -> LiveCheck."""
@@ -95,6 +109,20 @@ class LiveChecker:
     @property
     def pages_fetched(self) -> int:
         return len(self._pages)
+
+
+def own_rule(matcher: PageMatcher | None, fragment: str, directive: str) -> str:
+    """docbot's verdict on a directive against the page as served now: "ok", or why it no longer lands."""
+    if matcher is None:
+        return "the page as served has no text a directive lands in"
+    found, others = parse(directive)
+    if not found:
+        return "no text= directive"
+    for text in found:
+        why = "malformed" if text is None else matcher.lands(text, fragment)
+        if why:
+            return why
+    return "ok"
 
 
 async def check_links(

@@ -93,6 +93,7 @@ class QuestionResult:
     quoted: tuple[bool, ...] = ()  # one per link: the answer quotes that source
     directives: tuple[str | None, ...] = ()  # one per link: its text directive by the independent check ("ok"/why)
     own_directives: tuple[str | None, ...] = ()  # the same by docbot's ReferenceValidator
+    live_directives: tuple[str | None, ...] = ()  # the same by docbot's own rule on the page as served now (stale?)
 
 
 @dataclass(frozen=True, slots=True)

@@ -112,7 +112,8 @@ def question_json(r: QuestionResult) -> dict[str, Any]:
         "flagged": r.flagged,
         "links": [{"url": u, "live_ok": ok, "quoted": i < len(r.quoted) and r.quoted[i],
                    "directive": r.directives[i] if i < len(r.directives) else None,
-                   "directive_docbot": r.own_directives[i] if i < len(r.own_directives) else None}
+                   "directive_docbot": r.own_directives[i] if i < len(r.own_directives) else None,
+                   "directive_served": r.live_directives[i] if i < len(r.live_directives) else None}
                   for i, (u, ok) in enumerate(zip(r.links, r.live_ok))],
         "gold": list(r.question.gold),
         "accept": list(r.question.accept),

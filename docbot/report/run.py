@@ -136,6 +136,7 @@ def score_answers(
                 flagged=bool(getattr(a, "flagged", False)),
                 quoted=tuple(bool(getattr(ref, "quote", "")) for ref in getattr(a, "references", ())),
                 directives=tuple(checks[u].directive for u in urls),
+                live_directives=tuple(checks[u].own_directive for u in urls),
                 own_directives=tuple(own_verdict(validator, u) for u in urls) if validator is not None else (),
             )
         )

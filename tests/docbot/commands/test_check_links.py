@@ -69,3 +69,32 @@ def test_live_check_against_a_served_site(monkeypatch: pytest.MonkeyPatch, capsy
         code, out, _ = run_cli(monkeypatch, capsys, ["--anchor-maps", str(tmp_path), "check-links", "--json", "--live"], stdin)
     assert code == 0
     assert [json.loads(line)["live"] for line in out.splitlines()] == [True, False]
+
+
+@pytest.mark.slow
+def test_live_check_reports_a_text_directive_whose_sentence_was_edited_since_the_crawl(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from tests.conftest import serve_directory
+    from tests.docbot.test_freshness import QUOTE, write
+
+    root = tmp_path / "site"
+    root.mkdir()
+    write(root)
+    monkeypatch.chdir(tmp_path)
+    dirs = ["--anchor-maps", str(tmp_path / "maps"), "--data-dir", str(tmp_path / "data")]
+    with serve_directory(root) as base:
+        code, _, err = run_cli(monkeypatch, capsys, [*dirs, "crawl", base + "guide.html", "--site", "docs"], "")
+        assert code == 0, err
+        quoted = f"{base}guide.html#usage:~:text=Call%20the%20tool%20with%20a%20path"
+        other = f"{base}guide.html#usage:~:text=Pass%20a%20second%20path"
+        stdin = f"{quoted}\n{other}\n"
+        code, out, _ = run_cli(monkeypatch, capsys, [*dirs, "check-links", "--json", "--live"], stdin)
+        assert [(r["output"], r["live"]) for r in map(json.loads, out.splitlines())] == [(quoted, True), (other, True)]
+        write(root, usage=QUOTE.replace("Call the tool", "Run the tool"), age_s=0)  # the quoted sentence edited
+        code, out, _ = run_cli(monkeypatch, capsys, [*dirs, "check-links", "--json", "--live"], stdin)
+        rows = [json.loads(line) for line in out.splitlines()]
+        code, table, _ = run_cli(monkeypatch, capsys, [*dirs, "check-links", "--live"], stdin)
+    assert code == 0
+    assert [r["live"] for r in rows] == [False, True]
+    assert rows[0]["live_reason"] == "text directive stale: its text is not on the page"
+    assert "live: FAILED (text directive stale: its text is not on the page)" in table

@@ -85,17 +85,20 @@ def test_a_quote_not_found_in_its_section_leaves_the_link_as_it_is() -> None:
     assert validator().validate("x [1]", sources).references[0].url == URL + "#usage"
 
 
-def test_directives_are_derived_once_per_quote() -> None:
-    asked: list[str] = []
+def test_directives_are_derived_once_per_quote_while_the_page_text_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    import docbot.references.directives as module
 
-    def counting(site: str, page: str) -> PageText | None:
-        asked.append(page)
-        return reader(site, page)
-
-    directives = Directives(counting)
+    derived: list[str] = []
+    real = module.derive
+    monkeypatch.setattr(module, "derive", lambda m, fragment, passage: derived.append(passage) or real(m, fragment, passage))
+    served: dict[str, PageText | None] = {}
+    directives = Directives(reader, freshen=lambda site, page, stored: served.get(page, stored))
     for _ in range(3):
         assert directives.derive("docs", URL, "usage", "Run the installer again to repair it.") is not None
-    assert asked == [URL]
+    assert len(derived) == 1
+    served[URL] = None  # the docs server did not confirm the page: no directive, nothing derived
+    assert directives.derive("docs", URL, "usage", "Run the installer again to repair it.") is None
+    assert len(derived) == 1
 
 
 def test_the_switch_in_docbot_toml_turns_directives_off(tmp_path: Path) -> None:

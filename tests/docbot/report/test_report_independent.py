@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from crawlers.page_text import PageText
 from docbot.references.textfrag import PageMatcher, TextDirective
-from docbot.report.directive_figures import directive_failures, directive_rates
+from docbot.report.directive_figures import directive_failures, directive_rates, failing_links
 from docbot.report.independent import IndependentPage
 from docbot.report.live import check_links
 from docbot.report.metrics import Question, QuestionResult
@@ -63,6 +63,8 @@ def test_the_live_check_judges_a_link_with_a_directive(tmp_path: Path) -> None:
         checks = asyncio.run(check_links(urls))
     assert [checks[u].ok for u in urls] == [True, True, True]
     assert [checks[u].directive for u in urls] == ["ok", "outside its section", None]
+    assert checks[urls[0]].own_directive == "ok" and "outside #windows" in (checks[urls[1]].own_directive or "")
+    assert checks[urls[2]].own_directive is None and [checks[u].landed for u in urls] == [True, False, True]
 
 
 def test_directive_figures_count_quoted_sources_and_both_verdicts() -> None:
@@ -74,6 +76,18 @@ def test_directive_figures_count_quoted_sources_and_both_verdicts() -> None:
     assert rates["quoted"] == 2 and rates["carried"] == 1 and rates["share"] == 50.0
     assert rates["directives"] == 2 and rates["validity"] == 50.0 and rates["outside"] == 1
     assert len(directive_failures(rates, 80, 100)) == 2 and directive_failures(rates, 50, 50) == []
+
+
+def test_a_directive_stale_on_the_served_page_is_counted_and_not_valid() -> None:
+    q = Question("q1", "s", "semantic", "?")
+    links = ("http://h/a#x:~:text=a", "http://h/c#z:~:text=c")
+    results = [QuestionResult(q, "http://h/", "answered", links, (True, True), quoted=(True, True),
+                              directives=("ok", "ok"), own_directives=("ok", "ok"),
+                              live_directives=("its text is not on the page", "ok"))]
+    rates = directive_rates(results)
+    assert rates["stale"] == 1 and rates["validity"] == 50.0
+    assert "text directive of http://h/a#x:~:text=a: its text is not on the page (docbot on the served page)" in \
+        failing_links(results[0])
 
 
 WORDS = st.sampled_from("the tool run a install cache set it".split())
