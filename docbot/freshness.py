@@ -7,7 +7,7 @@ page (a browser then lands there: worse than the bare anchor). So before a quote
 (``If-None-Match``, ``If-Modified-Since``): unchanged (304, or the same bytes) keeps the stored text; changed, the
 page as served now is read with the crawler's own extractor and the directive is derived against it (or none);
 no answer in time, no directive (the ``#fragment`` alone). Each page is asked at most once per :data:`TTL_S`; a host
-that timed out is not asked again for as long. Plain data in and out around one injected ``httpx.Client``.
+that timed out is not asked again for :data:`DOWN_S`. Plain data in and out around one injected ``httpx.Client``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from docbot.references.directives import Freshen
 log = logging.getLogger(__name__)
 
 TTL_S = 300.0  # how long a page's answer holds: a docs page rarely changes twice in five minutes
-TIMEOUT_S = 1.0  # per request; an answer waits at most this long per docs host per TTL
+TIMEOUT_S = 1.5  # per response: an answer waits at most this long for a page's check
+DOWN_S = 30.0  # a host that did not answer in time (or refused) is not asked again for this long: no directives
 MAX_BYTES = 10 * 1024 * 1024  # a page larger than this is not read again: no directive
 MAX_ENTRIES = 4096
 
@@ -46,7 +47,7 @@ class LivePages:
         self.timeout_s = timeout_s
         self._clock = clock
         self._lock = threading.Lock()
-        self._pages: dict[tuple[str, str | None], tuple[float, PageText | None]] = {}
+        self._pages: dict[tuple[str, str | None], tuple[float, PageText | None]] = {}  # → (until when, answer)
         self._down: dict[str, float] = {}  # host → until when it is not asked
         self.requests = 0  # how many requests were sent (the benchmark and the tests read it)
 
@@ -76,52 +77,56 @@ class LivePages:
         now = self._clock()
         with self._lock:
             cached = self._pages.get(key)
-            if cached is not None and now - cached[0] < self.ttl_s:
+            if cached is not None and now < cached[0]:
                 return stored if cached[1] is _SAME else cached[1]
             host = urlsplit(entry.url).netloc
             if self._down.get(host, 0.0) > now:
                 return None
-        found = self._ask(entry, stored)
+        found, known = self._ask(entry, stored)
         with self._lock:
             if len(self._pages) >= MAX_ENTRIES:
                 self._pages.clear()
-            self._pages[key] = (self._clock(), _SAME if found is stored else found)
+            until = self._clock() + (self.ttl_s if known else DOWN_S)  # an unanswered page is asked again sooner
+            self._pages[key] = (until, _SAME if found is stored else found)
         return found
 
-    def _ask(self, entry: Page, stored: PageText) -> PageText | None:
+    def _ask(self, entry: Page, stored: PageText) -> tuple[PageText | None, bool]:
+        """(the page's text as served now, or None; whether the server said so)."""
         headers = {}
         if entry.etag:
             headers["If-None-Match"] = entry.etag
         if entry.last_modified:
             headers["If-Modified-Since"] = entry.last_modified
         self.requests += 1
+        deadline = time.monotonic() + self.timeout_s  # the whole response, not each read: an answer waits no longer
         try:
             with self.client.stream("GET", entry.url, headers=headers, timeout=self.timeout_s) as response:
                 if response.status_code == 304:
-                    return stored
+                    return stored, True
                 if response.status_code != 200:
                     log.info("%s answered HTTP %d: no text directive for it", entry.url, response.status_code)
-                    return None
+                    return None, response.status_code in (404, 410)
                 encoding = response.charset_encoding
                 body = bytearray()
                 for chunk in response.iter_bytes():
                     body += chunk
-                    if len(body) > MAX_BYTES:
-                        return None
+                    if len(body) > MAX_BYTES or time.monotonic() > deadline:
+                        log.info("%s: too large or too slow to read again: no text directive for it", entry.url)
+                        return None, False
         except (httpx.TimeoutException, httpx.ConnectError) as exc:
             with self._lock:
-                self._down[urlsplit(entry.url).netloc] = self._clock() + self.ttl_s
+                self._down[urlsplit(entry.url).netloc] = self._clock() + DOWN_S
             log.info("%s did not answer (%s): no text directives for its pages for %.0f s", entry.url,
-                     type(exc).__name__, self.ttl_s)
-            return None
+                     type(exc).__name__, DOWN_S)
+            return None, False
         except httpx.HTTPError as exc:
             log.info("%s: %s: no text directive for it", entry.url, exc)
-            return None
+            return None, False
         data = bytes(body)
         if entry.content_hash and hashlib.sha256(data).hexdigest() == entry.content_hash:
-            return stored
+            return stored, True
         log.info("%s changed since the crawl: its text directives are derived from the page as served now", entry.url)
-        return page_text(stored.url, extract(data, stored.url, encoding))
+        return page_text(stored.url, extract(data, stored.url, encoding)), True
 
 
 _SAME = PageText("", "", ())  # the cache's mark for "unchanged: the stored text"

@@ -21,11 +21,12 @@ from crawlers.model import AnchorMap
 from crawlers.page_text import PageText
 from crawlers.texts import load_page_texts
 from crawlers.urls import split_directive
-from docbot.freshness import LivePages
+from docbot.freshness import DOWN_S, LivePages
 from docbot.references.textfrag import PageMatcher, parse
 from docbot.references.validator import ReferenceValidator
 from tests.conftest import serve_directory
 
+SLOW_MACHINE_S = 60.0  # a response's time limit in these tests: a busy machine must not turn a 304 into a timeout
 QUOTE = "Call the tool with a path to read the file it names."
 PAGE = """<html><head><title>Guide</title></head><body><div role="main">
 <h1 id="guide">Guide</h1><p>Welcome to the guide of the tool. {intro}</p>
@@ -73,7 +74,7 @@ def test_an_unchanged_page_is_asked_once_per_ttl_with_a_conditional_request(site
     root, base, amap, texts = site
     assert amap.page(base + "guide.html").last_modified  # the crawl recorded a validator to ask with
     clock = Clock()
-    live = LivePages(clock=clock)
+    live = LivePages(clock=clock, timeout_s=SLOW_MACHINE_S)
     validator = validator_for(amap, texts, live)
     out = validator.quote_link(base + "guide.html#usage", QUOTE, "t").output
     assert out and directive_of(out), out
@@ -90,7 +91,7 @@ def test_a_sentence_moved_earlier_after_the_crawl_gets_no_directive_that_would_l
     old = stale.quote_link(base + "guide.html#usage", QUOTE, "t").output
     assert old and directive_of(old)
     write(root, intro=QUOTE, usage="Call it with a path.", age_s=0)  # moved to the guide's intro
-    live = LivePages()
+    live = LivePages(timeout_s=SLOW_MACHINE_S)
     validator = validator_for(amap, texts, live)
     out = validator.quote_link(base + "guide.html#usage", QUOTE, "t").output
     assert out == base + "guide.html#usage"  # the #fragment alone: a browser lands on the section
@@ -107,7 +108,7 @@ def test_an_edited_page_gets_directives_from_its_text_as_served_now(site) -> Non
     root, base, amap, texts = site
     edited = "Call the tool with two paths to copy the first file to the second."
     write(root, usage=edited, age_s=0)
-    validator = validator_for(amap, texts, LivePages())
+    validator = validator_for(amap, texts, LivePages(timeout_s=SLOW_MACHINE_S))
     assert validator.quote_link(base + "guide.html#usage", QUOTE, "t").output == base + "guide.html#usage"
     out = validator.quote_link(base + "guide.html#usage", edited, "t").output
     assert out and directive_of(out)  # the new sentence, which the crawl never saw, is quoted right
@@ -116,14 +117,14 @@ def test_an_edited_page_gets_directives_from_its_text_as_served_now(site) -> Non
 def test_a_docs_server_that_does_not_answer_costs_one_request_per_ttl_and_no_directive(site) -> None:
     root, base, amap, texts = site
     clock = Clock()
-    live = LivePages(clock=clock, timeout_s=0.5)
+    live = LivePages(clock=clock, timeout_s=SLOW_MACHINE_S)
     stored = texts[base + "guide.html"]
     entry = amap.page(base + "guide.html")
     assert entry is not None
     gone = dataclasses.replace(entry, url="http://127.0.0.1:9/guide.html")  # nothing listens there
     assert live.check(gone, stored) is None  # not known: no directive, the #fragment alone
     assert live.check(dataclasses.replace(gone, url="http://127.0.0.1:9/other.html"), stored) is None
-    assert live.requests == 1  # the host is not asked again within the TTL
+    assert live.requests == 1  # the host is not asked again for a while
     assert live.check(entry, stored) is stored  # another host is
-    clock.now += live.ttl_s + 1
+    clock.now += DOWN_S + 1
     assert live.check(gone, stored) is None and live.requests == 3
