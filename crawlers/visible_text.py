@@ -9,10 +9,11 @@ space counts as a space and a soft hyphen as nothing, as find-in-page reads them
 parse (:mod:`crawlers.extract`) already holds.
 
 What the model leaves out is not always what a browser leaves out: Chromium searches an SVG's ``<text>``, a ``hidden``
-element that a style sheet shows, a declarative shadow root; a class may hide what the model counts. So the text of
-every element left out that a browser might still search (all but the head, script, style and plain templates) is
-kept aside, with where it stands (:data:`HiddenPiece`): a directive's text must stand nowhere in it
-(:mod:`docbot.references.textfrag`).
+element that a style sheet shows, a declarative shadow root, a textarea's text and an input's value; a class may hide
+what the model counts. So the text of every element left out that a browser might still search is kept aside, with
+where it stands (:data:`HiddenPiece`): a directive's text must stand nowhere in it (:mod:`docbot.references.textfrag`).
+What Chromium never searches is not kept (:data:`NEVER_SEARCHED`, measured construct by construct in Chromium 156 by
+``scripts/probe_text_directives.py``). A ``<br>`` ends a run: an exact match stops there in Chromium.
 """
 
 from __future__ import annotations
@@ -48,9 +49,12 @@ PERMALINK_CLASS = "headerlink"  # Sphinx's ¶: visibility: hidden until hovered,
 # entry list, the main region): only they are looked up in ``opens`` and ``closes``.
 _OPENERS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "dt"})
 _SKIPPED = INVISIBLE_TAGS | {etree.Comment, etree.ProcessingInstruction, etree.Entity}
-# Left out and never searched by a browser: their text is not kept aside (a template that declares a shadow root is
-# rendered, so it is kept: see :func:`_never_searched`).
-NEVER_SEARCHED = frozenset({"head", "script", "style", "template", "meta", "link", "base"})
+# Left out and never searched by Chromium (measured: scripts/probe_text_directives.py): their text is not kept aside.
+# A template that declares a shadow root is rendered and searched, so it is kept (see _never_searched); an SVG's
+# title and desc are tooltips, never searched; an embedded object's, frame's or media element's fallback content is
+# skipped whether the embedded resource loads or not; a select's options are not searched.
+NEVER_SEARCHED = frozenset("""head script style template meta link base noscript object embed iframe video audio
+    canvas img picture source track map area select option datalist title desc""".split())
 # Elements whose text a browser lays out apart from its neighbours' (an SVG's text and its labels, a form's options).
 _SEPARATE = BLOCK_TAGS | {"text", "tspan", "textpath", "desc", "option", "td", "th", "li"}
 # Past this much text left out on one page, none is kept and the page gets no directive: the guarantee needs it all.
@@ -156,7 +160,8 @@ def visible_runs(
             walker.skip_subtree()
             skipped = el
             if not permalink and not _never_searched(el):  # a permalink's glyph is no sentence
-                left_out = hidden_text(el)
+                left_out = (el.get("value", "") if el.get("type", "").lower() != "hidden" else "") if tag == "input" \
+                    else hidden_text(el)
                 if left_out:
                     offset = len(" ".join("".join(buf).split())) if buf else 0
                     hidden.append((len(runs), offset, left_out))
@@ -171,8 +176,13 @@ def visible_runs(
                     tags.append(section)
             if tag in openers:
                 section = opens.get(el, section)
-        elif tag == "br":
-            add(" ")
+        elif tag == "br":  # an exact match stops at a line break in Chromium: it ends the run
+            if buf:
+                text = " ".join("".join(buf).split())
+                buf.clear()
+                if text:
+                    runs.append(text)
+                    tags.append(section)
         ident = el.get("id")
         if ident:
             ids.setdefault(ident, len(runs))

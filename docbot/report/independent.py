@@ -71,8 +71,8 @@ class IndependentPage:
             if isinstance(child, NavigableString):
                 self._buffer.append(str(child).translate(_CURLY))
             elif isinstance(child, Tag) and depth < MAX_DEPTH and not self._unseen(child):
-                if child.name == "br":
-                    self._buffer.append(" ")
+                if child.name == "br":  # an exact match stops at a line break (Chromium, measured)
+                    self._close()
                 self._walk(child, depth + 1)
         if block:
             self._close()

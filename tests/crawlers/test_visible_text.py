@@ -70,9 +70,17 @@ def test_text_left_out_that_a_browser_may_search_is_kept_aside_with_where_it_sta
             '<svg><title>Logo</title><text x="0">Set the timeout</text><text>twice</text></svg>'
             '<div hidden style="display:block">A shown hidden sentence.</div>'
             '<p>Keep <span style="display:none">this aside</span>reading.</p>'
+            '<textarea>Typed text</textarea><input value="An input value"><input type="hidden" value="token">'
             '<select><option>v1</option><option>v2</option></select></div>')
-    assert _hidden(body) == ((1, 0, "Logo Set the timeout twice"), (1, 0, "A shown hidden sentence."),
-                             (1, 4, "this aside"), (2, 0, "v1 v2"))
+    # Chromium searches an SVG's text (not its title), a shown hidden element, a textarea and an input's value; never a
+    # select's options (scripts/probe_text_directives.py)
+    assert _hidden(body) == ((1, 0, "Set the timeout twice"), (1, 0, "A shown hidden sentence."), (1, 4, "this aside"),
+                             (2, 0, "Typed text"), (2, 0, "An input value"))
+
+
+def test_a_line_break_ends_a_run_as_it_ends_an_exact_match_in_chromium() -> None:
+    assert [text for _, text in runs_of('<div role="main"><p>First line<br>second line</p></div>')] == [
+        "First line", "second line"]
 
 
 def test_what_a_browser_never_searches_is_not_kept_aside_but_a_declared_shadow_root_is() -> None:

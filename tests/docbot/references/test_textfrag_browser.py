@@ -93,7 +93,9 @@ def test_answer_links_scroll_to_the_quoted_passage_in_chromium(browser: Any, ans
         found, _ = parse(directive or "")
         start = found[0].start if found and found[0] is not None else ""
         anchor_y = settled_scroll(browser, bare, min_wait=STILL_S)  # no directive: nothing to fall back from
-        text_y = settled_scroll(browser, url, lambda driver, y: y != anchor_y and in_view(driver, start))
+        # no minimum wait: at the passage, away from the anchor, is where the directive lands (a fallback would not be)
+        text_y = settled_scroll(browser, url, lambda driver, y: y != anchor_y and in_view(driver, start),
+                                min_wait=STILL_S)
         seen = in_view(browser, start)
         if not seen or text_y == anchor_y:
             failures.append(f"{url} (quote {quote[:60]!r}): in view {seen}, scrollY {text_y} vs anchor {anchor_y}")
