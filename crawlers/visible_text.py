@@ -167,7 +167,7 @@ def visible_runs(
                     hidden.append((len(runs), offset, left_out))
                     hidden_chars += len(left_out)
             continue
-        if tag in blocks:
+        if tag in blocks or tag == "br":  # an exact match stops at a line break in Chromium: it ends the run too
             if buf:
                 text = " ".join("".join(buf).split())
                 buf.clear()
@@ -176,13 +176,6 @@ def visible_runs(
                     tags.append(section)
             if tag in openers:
                 section = opens.get(el, section)
-        elif tag == "br":  # an exact match stops at a line break in Chromium: it ends the run
-            if buf:
-                text = " ".join("".join(buf).split())
-                buf.clear()
-                if text:
-                    runs.append(text)
-                    tags.append(section)
         ident = el.get("id")
         if ident:
             ids.setdefault(ident, len(runs))
