@@ -94,3 +94,31 @@ def test_slow_clients_hold_no_threads_and_a_signed_command_is_acked_within_3s(tm
         assert peak - baseline < DRIPPERS // 4, f"{peak - baseline} threads for {DRIPPERS} slow connections"
         assert len(acked) == 1 and acked[0][0] == 200
         assert acked[0][1] < ACK_LIMIT_S, f"the ack took {acked[0][1]:.2f} s under attack"
+
+
+def test_a_request_still_arriving_at_its_deadline_gets_408(tmp_path: Path, slack: FakeSlack) -> None:
+    for bot in start_bot(tmp_path, slack, SlackSettings(), request_timeout=1.0):
+        opened = time.monotonic()
+        drippers = Drippers(bot.url, 20)
+        try:
+            replies = [drippers.reply(i, wait_s=15) for i in range(20)]  # dripping all along
+            took = time.monotonic() - opened
+        finally:
+            drippers.close()
+        assert all(r.startswith(b"HTTP/1.0 408 ") for r in replies), {r[:40] for r in replies}
+        assert took < 1.0 + 5, f"slow requests were closed after {took:.1f} s, not about 1 s"
+
+
+def test_at_the_connection_cap_the_oldest_request_still_arriving_makes_room(tmp_path: Path, slack: FakeSlack) -> None:
+    for bot in start_bot(tmp_path, slack, SlackSettings(), max_connections=20, request_timeout=60):
+        drippers = Drippers(bot.url, 20)
+        try:
+            acked: list[tuple[int, float]] = []
+            post_command(bot.url, slack, "at-the-cap", acked)  # the 21st connection
+            oldest = drippers.reply(0, wait_s=10)
+            drippers.drip()
+            assert drippers.closed == set()  # the others keep their slots (their deadline is a minute away)
+        finally:
+            drippers.close()
+        assert acked[0][0] == 200
+        assert oldest.startswith(b"HTTP/1.0 408 ")
