@@ -148,3 +148,18 @@ def test_the_readme_documents_every_key_of_the_schema_and_no_other() -> None:
     keys, schema = readme_keys(), schema_keys()
     assert not schema - keys, f"keys missing from the README's configuration: {sorted(schema - keys)}"
     assert not keys - schema, f"the README names keys docbot.toml does not have: {sorted(keys - schema)}"
+
+
+def test_the_slack_server_limits_come_from_the_file_or_the_defaults(tmp_path: Path) -> None:
+    import argparse
+
+    from docbot.commands.slack import slack_options
+    from docbot.slack.server import MAX_CONNECTIONS, REQUEST_TIMEOUT_S
+
+    args = argparse.Namespace(command=None, public=None, site=None, port=None, host=None)
+    (tmp_path / "docbot.toml").write_text("[slack]\nmax_connections = 64\nrequest_timeout = 2.5\n", encoding="utf-8")
+    opts = slack_options(args, load_settings(config_path=str(tmp_path / "docbot.toml")))
+    assert opts["max_connections"] == 64 and opts["request_timeout"] == 2.5
+    (tmp_path / "docbot.toml").write_text("", encoding="utf-8")
+    opts = slack_options(args, load_settings(config_path=str(tmp_path / "docbot.toml")))
+    assert opts["max_connections"] == MAX_CONNECTIONS and opts["request_timeout"] == REQUEST_TIMEOUT_S
