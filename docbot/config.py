@@ -80,6 +80,8 @@ class SlackConfig:
     site: str | None = None
     port: int | None = None
     host: str | None = None
+    max_connections: int | None = None  # HTTP mode: connections open at once
+    request_timeout: float | None = None  # HTTP mode: seconds a request (headers and body) has to arrive
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +161,8 @@ def load_settings(
         chroma_url=chroma_url or os.environ.get("CHROMA_URL") or file.chroma_url,
         embeddings=file.embeddings,
         rerank_model=beside(file.rerank_model),
-        slack=SlackConfig(slack.command, slack.public, slack.site, slack.port, slack.host),
+        slack=SlackConfig(slack.command, slack.public, slack.site, slack.port, slack.host, slack.max_connections,
+                          slack.request_timeout),
         text_fragments=file.validator.text_fragments,
         fresh_directives=file.validator.fresh_directives,
         fresh_directives_ttl=file.validator.fresh_directives_ttl,

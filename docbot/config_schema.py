@@ -104,6 +104,8 @@ class SlackTable(_Table):
     site: str | None = None
     port: int | None = Field(default=None, ge=0, le=65535)
     host: str | None = Field(default=None, min_length=1)
+    max_connections: int | None = Field(default=None, ge=1, le=10_000)  # HTTP mode: open at once
+    request_timeout: float | None = Field(default=None, gt=0, le=60)  # HTTP mode: seconds for a request to arrive
 
     @field_validator("site")
     @classmethod
@@ -201,7 +203,8 @@ def _describe(err: Any, raw: dict[str, Any]) -> str:
                    "password_env": "must name an environment variable, e.g. FLASK_DOCS_PASSWORD",
                    "embeddings": "must be 'local' or 'openai:<model>'"}.get(str(loc[-1]), str(err["msg"]))
     elif kind in ("greater_than", "greater_than_equal", "less_than_equal"):
-        problem = {"greater_than": "must be above 0"}.get(kind, "must be between 0 and 65535")
+        problem = {"port": "must be between 0 and 65535", "max_connections": "must be between 1 and 10000",
+                   "request_timeout": "must be above 0 and at most 60 (seconds)"}.get(str(loc[-1]), "must be above 0")
     elif loc == ("sites",):
         problem = "must be [[sites]] tables, one per site"
     else:

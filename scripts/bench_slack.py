@@ -12,6 +12,9 @@ answer latency is the time from sending the command to its answer reaching
 its response_url. Target (the issue): all N acknowledged within 3 s and all
 answered; the exit status is 1 otherwise. Nothing leaves 127.0.0.1, and the
 pipeline answers extractively (no LLM) even when one is configured.
+``--slow-clients 400`` runs it under issue 30's attack: 400 connections each
+dripping a request a byte every 4 s (reconnecting when hung up on), and
+reports the server's threads before, while they drip, and at the end.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import http.server
 import json
 import math
 import os
+import socket
 import sys
 import tempfile
 import threading
@@ -48,6 +52,8 @@ ACK_LIMIT_S = 3.0  # Slack shows the user an error when the ack takes longer
 FLASK_DOCS = Path("/usr/share/doc/python-flask-doc/html")
 FORM = "application/x-www-form-urlencoded"
 WARM_UP_QUESTION = "getting started"  # as `docbot slack` does before it listens
+DRIP_S = 4.0  # --slow-clients: each sends a byte this often (issue 30's attack)
+SLOW_HEAD = b"POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000\r\n\r\n"
 QUESTIONS = [
     "How do I limit the size of uploaded files?", "How do I return JSON error responses instead of HTML pages?",
     "What does Flask.route do?", "How do I set a cookie on a response?", "How do sessions work?",
@@ -151,6 +157,45 @@ def fire(url: str, slack: FakeSlack, n: int) -> list[Sent]:
         return list(pool.map(functools.partial(one, client), range(n)))
 
 
+class SlowClients:
+    """``n`` connections dripping a request a byte every :data:`DRIP_S`, each replaced when the server hangs up."""
+
+    def __init__(self, url: str, n: int) -> None:
+        host, port = url.split("//")[1].split("/")[0].split(":")
+        self.address = (host, int(port))
+        self.socks = [self._connect() for _ in range(n)]
+        self.hung_up = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _connect(self) -> socket.socket:
+        sock = socket.create_connection(self.address, timeout=5)
+        sock.sendall(SLOW_HEAD)
+        sock.settimeout(None)  # blocking, so that a recv with MSG_DONTWAIT says at once whether there is a reply
+        return sock
+
+    def _run(self) -> None:
+        while not self._stop.wait(DRIP_S):
+            for i, sock in enumerate(self.socks):
+                try:
+                    sock.recv(65536, socket.MSG_DONTWAIT)  # a reply (408) or the end: the server hung up
+                except BlockingIOError:
+                    sock.send(b"x")
+                    continue
+                except OSError:
+                    pass
+                sock.close()
+                self.hung_up += 1
+                self.socks[i] = self._connect()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        for sock in self.socks:
+            sock.close()
+
+
 def nearest_rank(values: list[float], q: float) -> float:
     """The nearest-rank percentile (with 50 values, p99 is the maximum)."""
     ordered = sorted(values)
@@ -225,6 +270,10 @@ def report(fig: dict[str, Any]) -> None:
         print(f"answer latency: p50 {fig['answer_p50_s']:.2f} s, p99 {fig['answer_p99_s']:.2f} s, "
               f"max {fig['answer_max_s']:.2f} s")
     print(f"wall time: {fig['wall_s']:.2f} s")
+    if "slow_clients" in fig:
+        before, dripping, end = fig["threads"]
+        print(f"slow clients: {fig['slow_clients']} dripping a byte every {DRIP_S:.0f} s ({fig['slow_hung_up']} hung up "
+              f"on and replaced); threads {before} before, {dripping} while they drip, {end} at the end")
 
 
 def main() -> int:
@@ -238,6 +287,8 @@ def main() -> int:
     parser.add_argument("--local-model", action="store_true", help="self-contained with all-MiniLM-L6-v2, not the hash embedder")
     parser.add_argument("--cold", action="store_true", help="skip the warm-up question `docbot slack` asks before listening")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--slow-clients", type=int, default=0, metavar="N",
+                        help=f"N connections dripping a request a byte every {DRIP_S:.0f} s throughout (default 0)")
     args = parser.parse_args()
     if not 1 <= args.n <= 1000:
         parser.error("--n must be between 1 and 1000")
@@ -269,13 +320,24 @@ def main() -> int:
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         stack.callback(server.shutdown)  # runs before server_close, bot.shutdown and slack.close (LIFO)
 
+        url = f"http://127.0.0.1:{server.server_port}/slack/events"
+        threads = [threading.active_count()]
+        if args.slow_clients:
+            slow = SlowClients(url, args.slow_clients)
+            stack.callback(slow.close)
+            time.sleep(1.0)  # the server takes them all in
+            threads.append(threading.active_count() - 1)  # not the drip thread
         started = time.perf_counter()
-        sent = fire(f"http://127.0.0.1:{server.server_port}/slack/events", slack, args.n)
+        sent = fire(url, slack, args.n)
         try:
             slack.wait_for(is_answer, count=sum(1 for s in sent if s.ok), timeout=args.timeout)
         except AssertionError:
             pass  # the figures count what arrived; missing answers fail the run below
         fig = figures(sent, slack, time.perf_counter() - started, described, warm_s)
+        if args.slow_clients:
+            time.sleep(max(0.0, 2 * DRIP_S - (time.perf_counter() - started)))  # two drips at least
+            threads.append(threading.active_count() - 1)
+            fig.update(slow_clients=args.slow_clients, slow_hung_up=slow.hung_up, threads=threads)
 
     if args.json:
         print(json.dumps(fig))

@@ -55,7 +55,7 @@ def manifest(command: str, request_url: str | None) -> str:
 def slack_options(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     """Command line > docbot.toml [slack] > defaults."""
     from docbot.slack.app import DEFAULT_COMMAND
-    from docbot.slack.server import DEFAULT_HOST, DEFAULT_PORT
+    from docbot.slack.server import DEFAULT_HOST, DEFAULT_PORT, MAX_CONNECTIONS, REQUEST_TIMEOUT_S
 
     table = settings.slack  # validated on load: a bool is a bool, a port a whole number
     command = args.command or table.command or DEFAULT_COMMAND
@@ -73,6 +73,8 @@ def slack_options(args: argparse.Namespace, settings: Settings) -> dict[str, Any
         "site": args.site or table.site,
         "port": port if port is not None else (table.port if table.port is not None else DEFAULT_PORT),
         "host": args.host or table.host or DEFAULT_HOST,
+        "max_connections": table.max_connections or MAX_CONNECTIONS,
+        "request_timeout": table.request_timeout or REQUEST_TIMEOUT_S,
     }
 
 
@@ -128,7 +130,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     summary = {"mode": mode, "command": opts["command"], "sites": indexed, "bot_user_id": bot_user,
                "public": opts["public"]}
     if mode == "http":
-        server = make_http_server(app, opts["host"], opts["port"], signing_secret=secret)
+        server = make_http_server(app, opts["host"], opts["port"], signing_secret=secret,
+                                  max_connections=opts["max_connections"], request_timeout=opts["request_timeout"])
         summary["url"] = f"http://{opts['host']}:{server.server_port}{EVENTS_PATH}"
 
     def stop(signum: int, frame: Any) -> None:

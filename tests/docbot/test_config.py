@@ -57,6 +57,9 @@ def docbot(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tu
     ('[[sites]]\nname = "../x"\nurl = "http://127.0.0.1:9/"', "[[sites]] '../x' name: Site name '../x' is not allowed"),
     (SITE + SITE, "[[sites]] 'w' listed more than once"),
     ('[slack]\ncommand = "docs"', "[slack] command must start with '/' and have no spaces, e.g. /docs, not 'docs'"),
+    ("[slack]\nmax_connections = 0", "[slack] max_connections must be between 1 and 10000, not 0"),
+    ("[slack]\nrequest_timeout = 600", "[slack] request_timeout must be above 0 and at most 60 (seconds), not 600"),
+    ('[slack]\nrequest_timeout = "5s"', "[slack] request_timeout must be a number, not '5s'"),
 ])
 def test_a_config_error_is_one_line_naming_the_key_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                              toml: str, line: str) -> None:
@@ -92,12 +95,14 @@ def test_paths_in_the_file_are_relative_to_it(tmp_path: Path, monkeypatch: pytes
     conf = tmp_path / "conf"
     conf.mkdir()
     (conf / "docbot.toml").write_text('data_dir = "state"\nanchor_maps = "maps"\nrerank_model = "models/m"\n'
-                                      '[slack]\npublic = true\nport = 0\n', encoding="utf-8")
+                                      '[slack]\npublic = true\nport = 0\nmax_connections = 64\n'
+                                      'request_timeout = 2\n', encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     settings = load_settings(config_path=str(conf / "docbot.toml"))
     assert settings.data_dir == conf / "state" and settings.anchor_maps == conf / "maps"
     assert settings.rerank_model == str(conf / "models" / "m")
     assert settings.slack.public is True and settings.slack.port == 0
+    assert settings.slack.max_connections == 64 and settings.slack.request_timeout == 2
     assert load_settings(data_dir="here", config_path=str(conf / "docbot.toml")).data_dir == Path("here")
 
 
@@ -143,3 +148,18 @@ def test_the_readme_documents_every_key_of_the_schema_and_no_other() -> None:
     keys, schema = readme_keys(), schema_keys()
     assert not schema - keys, f"keys missing from the README's configuration: {sorted(schema - keys)}"
     assert not keys - schema, f"the README names keys docbot.toml does not have: {sorted(keys - schema)}"
+
+
+def test_the_slack_server_limits_come_from_the_file_or_the_defaults(tmp_path: Path) -> None:
+    import argparse
+
+    from docbot.commands.slack import slack_options
+    from docbot.slack.server import MAX_CONNECTIONS, REQUEST_TIMEOUT_S
+
+    args = argparse.Namespace(command=None, public=None, site=None, port=None, host=None)
+    (tmp_path / "docbot.toml").write_text("[slack]\nmax_connections = 64\nrequest_timeout = 2.5\n", encoding="utf-8")
+    opts = slack_options(args, load_settings(config_path=str(tmp_path / "docbot.toml")))
+    assert opts["max_connections"] == 64 and opts["request_timeout"] == 2.5
+    (tmp_path / "docbot.toml").write_text("", encoding="utf-8")
+    opts = slack_options(args, load_settings(config_path=str(tmp_path / "docbot.toml")))
+    assert opts["max_connections"] == MAX_CONNECTIONS and opts["request_timeout"] == REQUEST_TIMEOUT_S

@@ -46,7 +46,7 @@ class Bot:
 
 def start_bot(tmp_path: Path, slack: FakeSlack, settings: SlackSettings, asker: object | None = None,
               **options: float) -> Iterator[Bot]:
-    """The bot on the real HTTP server; ``options`` go to :func:`make_http_server` (e.g. ``idle_timeout``)."""
+    """The bot on the real HTTP server; ``options`` go to :func:`make_http_server` (e.g. ``request_timeout``)."""
     pipeline = asker or Pipeline(FakeIndex(make_chunks()), {"demo": make_map()}, make_validator())
     store = ReferenceLog(tmp_path / "docbot.sqlite")
     bot = DocbotSlack(pipeline, store, settings)  # type: ignore[arg-type]
