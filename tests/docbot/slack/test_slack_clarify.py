@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from tests.docbot.ask_fakes import BASE, TIE_BASE
 from tests.docbot.slack.slack_bot import JSON, QUIET_S, Bot, start_bot
-from test_clarify import TIE, tie_sites
+from tests.docbot.answering.test_clarify import TIE, tie_sites
 
 from docbot.slack.app import SlackSettings
 from docbot.slack.blocks import (
