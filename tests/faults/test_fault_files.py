@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.faults.conftest import Cli
 from tests.faults.hostile import Hostile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,3 +79,61 @@ def test_a_map_keeps_its_mode_across_a_refresh(tmp_path: Path, hostile: Hostile)
     assert docbot(tmp_path, "refresh", "--no-index", umask=0o077).returncode == 0
     assert "installing-1" in path.read_text(encoding="utf-8")
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+@pytest.fixture()
+def indexed(cli: Cli, hostile: Hostile, tmp_path: Path) -> list[Path]:
+    """Site ``w`` crawled and indexed; returns every path in the data dir (to check that nothing is lost)."""
+    assert cli("crawl", hostile.url, "--site", "w")[0] == 0
+    assert cli("index")[0] == 0
+    return sorted((tmp_path / "data").rglob("*"))
+
+
+def _one_line(err: str) -> bool:
+    return len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.usefixtures("hash_embeddings")
+@pytest.mark.parametrize(("batch", "says"), [
+    ("/etc", "docbot ask: batch file /etc is a directory — pass a file with one question a line"),
+    ("/dev/null", "docbot ask: batch file /dev/null has no questions — put one question a line in it (or JSON lines "
+                  "with a 'question' field)"),
+    ("blank.txt", "docbot ask: batch file blank.txt has no questions — put one question a line in it (or JSON lines "
+                  "with a 'question' field)"),
+    ("missing.txt", "docbot ask: batch file missing.txt does not exist"),
+], ids=["directory", "dev-null", "blank-lines", "missing"])
+def test_a_batch_that_is_not_a_file_of_questions_says_what_it_is(cli: Cli, indexed: list[Path], tmp_path: Path,
+                                                                 batch: str, says: str) -> None:
+    (tmp_path / "blank.txt").write_text("\n   \n\n", encoding="utf-8")
+    code, out, err = cli("ask", "--batch", batch)
+    assert code == 2 and out == "" and _one_line(err) and err.strip() == says
+    assert sorted((tmp_path / "data").rglob("*")) == indexed
+
+
+@pytest.mark.usefixtures("hash_embeddings")
+def test_an_unreadable_batch_file_says_so(cli: Cli, indexed: list[Path], tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import docbot.commands.ask
+
+    (tmp_path / "q.txt").write_text(QUESTION + "\n", encoding="utf-8")
+
+    def refused(path: str, *args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", path)  # as for a mode-000 file (root would read it anyway)
+
+    monkeypatch.setattr(docbot.commands.ask, "open", refused, raising=False)
+    code, out, err = cli("ask", "--batch", "q.txt")
+    assert code == 2 and out == "" and _one_line(err)
+    assert err.strip() == "docbot ask: cannot read batch file q.txt (Permission denied) — check its permissions"
+    assert sorted((tmp_path / "data").rglob("*")) == indexed
+
+
+@pytest.mark.usefixtures("hash_embeddings")
+def test_an_empty_batch_on_stdin_says_it_has_no_questions(cli: Cli, indexed: list[Path],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"\n")))
+    code, out, err = cli("ask", "--batch", "-")
+    assert code == 2 and out == "" and err.strip() == (
+        "docbot ask: the batch on standard input has no questions — put one question a line in it (or JSON lines with a "
+        "'question' field)")
