@@ -165,7 +165,7 @@ def load_settings(
         text_fragments=file.validator.text_fragments,
     )
     if settings.chroma_url:
-        chroma_endpoint(settings.chroma_url, settings.chroma_origin, settings.data_dir)  # a bad URL fails before any work
+        chroma_endpoint(settings.chroma_url, settings.chroma_origin, settings.data_dir)  # fails before any work
     return settings
 
 

@@ -137,7 +137,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if first is None:
             _close_batch(stream, args.batch)
             where = "the batch on standard input" if args.batch == "-" else f"batch file {args.batch}"
-            problem = f"{where} has no questions — put one question a line in it (or JSON lines with a 'question' field)"
+            problem = (f"{where} has no questions — put one question a line in it (or JSON lines with a 'question' "
+                       "field)")
         else:
             batch = itertools.chain([first], lines)
     if problem is not None:

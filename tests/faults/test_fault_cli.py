@@ -84,8 +84,8 @@ def test_bad_limits_in_docbot_toml_are_one_line(cli: Cli, tmp_path: Path, line: 
     assert code == 2 and one_line(err) and f"[[sites]] 'w' {line.split()[0]} must be " in err
 
 
-CHROMA_COMMANDS = [("ask", "how do I install widget 3?"), ("index",), ("refresh",), ("report", "--questions", "q.jsonl"),
-                   ("slack", "--http")]
+CHROMA_COMMANDS = [("ask", "how do I install widget 3?"), ("index",), ("refresh",),
+                   ("report", "--questions", "q.jsonl"), ("slack", "--http")]
 
 
 @pytest.mark.usefixtures("hash_embeddings")
@@ -126,5 +126,5 @@ def test_a_malformed_chroma_url_option_is_one_line(cli: Cli, monkeypatch: pytest
 def test_an_unreachable_chroma_url_option_names_the_option(cli: Cli) -> None:
     code, out, err = cli("ask", "--chroma-url", "http://127.0.0.1:1", "x")
     assert code == 1 and one_line(err) and out == "", err
-    assert "Cannot reach a Chroma server at http://127.0.0.1:1 (--chroma-url): Connection refused — start one there with " \
-           "`chroma run --path DIR --port 1`, or drop the option to use the embedded store in " in err
+    assert "Cannot reach a Chroma server at http://127.0.0.1:1 (--chroma-url): Connection refused — start one there " \
+           "with `chroma run --path DIR --port 1`, or drop the option to use the embedded store in " in err
