@@ -81,7 +81,7 @@ def make_client(data_dir: Path, chroma_url: str | None = None, origin: str = "--
         host, port, ssl = chroma_endpoint(chroma_url, origin, data_dir)
         try:
             return chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=settings)
-        except Exception as exc:  # chromadb says ValueError for a refused connection; a server that is not Chroma, others
+        except Exception as exc:  # ValueError for a refused connection; a server that is not Chroma, others
             log.debug("no Chroma server at %s", chroma_url, exc_info=True)
             raise StoreUnreachable(chroma_unreachable(chroma_url, origin, data_dir, _root_cause(exc))) from None
     store = data_dir / "chroma"
@@ -166,7 +166,8 @@ class Index:
         sites: dict[str, Loaded] = {}
         for site in served_sites(self.data_dir):
             loaded = self._loaded.get(site)
-            if loaded is None or loaded.generation != Generations(self.data_dir, site).pointer()[0]:
+            current = Generations(self.data_dir, site).current()
+            if loaded is None or current is None or loaded.generation != current.number:
                 try:
                     loaded = self._load(site)
                 except (AnchorMapError, OSError, ValueError, KeyError) as exc:
@@ -183,7 +184,9 @@ class Index:
         generations = Generations(self.data_dir, site)
         with self._loading:
             for attempt in range(3):  # a generation retired between reading the pointer and loading it: again
-                generation = generations.current()
+                generation, problem = generations.resolve()
+                if problem is not None:  # said when a generation is loaded, not on every question
+                    log.warning("%s", generations.advice(problem, generation))
                 if generation is None:
                     return None
                 loaded = self._loaded.get(site)
