@@ -164,8 +164,8 @@ def load_settings(
         slack=SlackConfig(slack.command, slack.public, slack.site, slack.port, slack.host),
         text_fragments=file.validator.text_fragments,
     )
-    if settings.chroma_url:
-        chroma_endpoint(settings.chroma_url, settings.chroma_origin, settings.data_dir)  # fails before any work
+    if chroma_url:  # the option fails before any work; CHROMA_URL when the index is opened (crawl never reads it)
+        chroma_endpoint(chroma_url, "--chroma-url", settings.data_dir)
     return settings
 
 

@@ -128,3 +128,15 @@ def test_an_unreachable_chroma_url_option_names_the_option(cli: Cli) -> None:
     assert code == 1 and one_line(err) and out == "", err
     assert "Cannot reach a Chroma server at http://127.0.0.1:1 (--chroma-url): Connection refused — start one there " \
            "with `chroma run --path DIR --port 1`, or drop the option to use the embedded store in " in err
+
+
+@pytest.mark.usefixtures("hash_embeddings")
+def test_a_malformed_chroma_url_variable_stops_only_what_opens_the_index(cli: Cli, hostile: Hostile,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHROMA_URL", "notaurl")
+    assert cli("crawl", hostile.url, "--site", "w")[0] == 0  # the crawl never opens the index
+    code, out, err = cli("index")
+    assert code == 2 and one_line(err) and out == "", err
+    assert "CHROMA_URL 'notaurl' is not an http(s) URL — pass the URL of a Chroma server such as " \
+           "http://127.0.0.1:8000 (`chroma run --path DIR --port 8000` serves one), or unset it to use the embedded " \
+           "store in " in err
