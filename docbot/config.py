@@ -27,8 +27,10 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from crawlers.sitenames import map_sites
+from crawlers.urls import normalize
 from docbot.config_schema import ConfigFile, SiteTable, parse_config
 from docbot.errors import InvalidConfig, SiteNotFound
 
@@ -91,6 +93,7 @@ class Settings:
     sites: tuple[SiteConfig, ...] = ()
     allow_hosts: tuple[str, ...] = ()
     chroma_url: str | None = None
+    chroma_origin: str = "--chroma-url"  # what set chroma_url: the option, CHROMA_URL or docbot.toml (for messages)
     embeddings: str | None = None  # docbot.toml's; env DOCBOT_EMBEDDINGS beats it where it is used
     rerank_model: str | None = None  # docbot.toml's; env DOCBOT_RERANK_MODEL beats it where it is used
     slack: SlackConfig = field(default_factory=SlackConfig)
@@ -152,13 +155,16 @@ def load_settings(
         return None if value is None else str(here / Path(value).expanduser())
 
     slack = file.slack
-    return Settings(
+    chroma = [(v, origin) for v, origin in ((chroma_url, "--chroma-url"), (os.environ.get("CHROMA_URL"), "CHROMA_URL"),
+                                            (file.chroma_url, f"chroma_url in {path}")) if v]
+    settings = Settings(
         data_dir=Path(data_dir or os.environ.get("DOCBOT_DATA_DIR") or beside(file.data_dir) or DEFAULT_DATA_DIR),
         anchor_maps=Path(anchor_maps or os.environ.get("DOCBOT_ANCHOR_MAPS") or beside(file.anchor_maps)
                          or DEFAULT_ANCHOR_MAPS),
         sites=tuple(_site(t) for t in file.sites),
         allow_hosts=tuple(file.validator.allow_hosts),
-        chroma_url=chroma_url or os.environ.get("CHROMA_URL") or file.chroma_url,
+        chroma_url=chroma[0][0] if chroma else None,
+        chroma_origin=chroma[0][1] if chroma else "--chroma-url",
         embeddings=file.embeddings,
         rerank_model=beside(file.rerank_model),
         slack=SlackConfig(slack.command, slack.public, slack.site, slack.port, slack.host, slack.max_connections,
@@ -167,4 +173,35 @@ def load_settings(
         fresh_directives=file.validator.fresh_directives,
         fresh_directives_ttl=file.validator.fresh_directives_ttl,
     )
+    if chroma_url:  # the option fails before any work; CHROMA_URL when the index is opened (crawl never reads it)
+        chroma_endpoint(chroma_url, "--chroma-url", settings.data_dir)
+    return settings
+
+
+def _without_chroma(origin: str, data_dir: Path) -> str:
+    """How to go back to the embedded store, for the setting ``origin``."""
+    drop = {"--chroma-url": "drop the option", "CHROMA_URL": "unset it"}.get(origin, "remove it")
+    return f"{drop} to use the embedded store in {Path(data_dir) / 'chroma'}"
+
+
+def chroma_endpoint(url: str, origin: str, data_dir: Path) -> tuple[str, int, bool]:
+    """(host, port, https) of the Chroma server at ``url``; raises :class:`InvalidConfig` when it is not an http(s)
+    URL with a host."""
+    try:
+        normalize(url)
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "https" else 8000)
+    except ValueError as exc:
+        reason = "" if str(exc).startswith("not an http(s) URL") else f" ({exc})"
+        raise InvalidConfig(f"{origin} {url!r} is not an http(s) URL{reason} — pass the URL of a Chroma server such "
+                            f"as http://127.0.0.1:8000 (`chroma run --path DIR --port 8000` serves one), or "
+                            f"{_without_chroma(origin, data_dir)}") from None
+    return parts.hostname or "127.0.0.1", port, parts.scheme == "https"
+
+
+def chroma_unreachable(url: str, origin: str, data_dir: Path, reason: str) -> str:
+    """What to check when no Chroma server answers at ``url``."""
+    port = chroma_endpoint(url, origin, data_dir)[1]
+    return (f"Cannot reach a Chroma server at {url} ({origin}){reason and ': ' + reason} — start one there with "
+            f"`chroma run --path DIR --port {port}`, or {_without_chroma(origin, data_dir)}")
 

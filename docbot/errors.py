@@ -5,6 +5,7 @@ DocbotError
 │   └── InvalidConfig  docbot.toml breaks its schema (or names an unset variable): a usage error, exit 2
 ├── SiteNotFound       a site is named that is not configured or not crawled
 ├── IndexMissing       no index for a site: run `docbot index`
+├── StoreUnreachable   the Chroma server named by --chroma-url, CHROMA_URL or docbot.toml does not answer
 ├── EmbeddingMismatch  the index was built with another embedding model
 ├── SiteBusy           another docbot process is writing the site (crawl, index, refresh)
 ├── WriteFailed        a file of a new generation could not be written; the previous one stays in force
@@ -42,6 +43,10 @@ class SiteNotFound(DocbotError):
 
 class IndexMissing(DocbotError):
     """No index exists for a site."""
+
+
+class StoreUnreachable(DocbotError):
+    """The Chroma server the settings name cannot be reached (nothing listens there, or it is not Chroma)."""
 
 
 class EmbeddingMismatch(DocbotError):

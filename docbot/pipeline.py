@@ -157,7 +157,7 @@ class Pipeline:
         from docbot.indexing.embed import embedder_from_settings
         from docbot.indexing.index import Index
 
-        index = Index.open(settings.data_dir, embedder_from_settings(settings), settings.chroma_url)
+        index = Index.from_settings(settings, embedder_from_settings(settings))
         served = set(index.sites())
         maps: dict[str, AnchorMap] = {}  # crawled but not indexed: their links are still checked
         for site in settings.site_names():

@@ -219,7 +219,7 @@ def refresh(
         from docbot.indexing.embed import embedder_from_settings
         from docbot.indexing.index import Index
 
-        index = Index.open(settings.data_dir, embedder or embedder_from_settings(settings), chroma_url=settings.chroma_url)
+        index = Index.from_settings(settings, embedder or embedder_from_settings(settings))
     results = []
     try:
         for name in names:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import json
 import logging
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from crawlers.errors import BadSiteName
 from crawlers.sitenames import check_site_name
@@ -17,7 +18,7 @@ from docbot.answer import Answer
 from docbot.answering.question import clean_question
 from docbot.commands.args import site_name
 from docbot.config import Settings
-from docbot.errors import ConfigError, SiteNotFound
+from docbot.errors import SiteNotFound
 
 log = logging.getLogger(__name__)
 SEPARATOR = "─" * 60
@@ -121,8 +122,6 @@ def _emit(answer: Answer, as_json: bool, out: TextIO) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from docbot.pipeline import Pipeline
-
     if args.k is not None and args.k < 1:
         print("docbot ask: -k must be at least 1", file=sys.stderr)
         return 2
@@ -130,13 +129,33 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.batch is None and not question:
         print('docbot ask: give a question, e.g. docbot ask "How do I set a cookie?" (or --batch FILE)', file=sys.stderr)
         return 2
-    if args.batch is not None and args.batch != "-" and not Path(args.batch).is_file():
-        print(f"docbot ask: batch file {args.batch} does not exist", file=sys.stderr)
+    batch: Iterator[tuple[str, str | None, str | None]] = iter(())
+    stream, problem = open_batch(args.batch) if args.batch is not None else (None, None)
+    if stream is not None:
+        lines = read_batch(stream)
+        first = next(lines, None)  # before the model loads
+        if first is None:
+            _close_batch(stream, args.batch)
+            where = "the batch on standard input" if args.batch == "-" else f"batch file {args.batch}"
+            problem = (f"{where} has no questions — put one question a line in it (or JSON lines with a 'question' "
+                       "field)")
+        else:
+            batch = itertools.chain([first], lines)
+    if problem is not None:
+        print(f"docbot ask: {problem}", file=sys.stderr)
         return 2
     try:
-        pipeline = Pipeline.from_settings(settings)
-    except ConfigError:
-        raise
+        return _answer(args, settings, question, batch)
+    finally:
+        _close_batch(stream, args.batch)
+
+
+def _answer(args: argparse.Namespace, settings: Settings, question: str,
+            batch: Iterator[tuple[str, str | None, str | None]]) -> int:
+    """Answer the question, or every line of the batch (``--batch``)."""
+    from docbot.pipeline import Pipeline
+
+    pipeline = Pipeline.from_settings(settings)
     if args.site is not None and args.site not in pipeline.index.sites():
         indexed = ", ".join(pipeline.index.sites()) or "none"
         raise SiteNotFound(f"Site {args.site!r} is not indexed (indexed: {indexed}) — run `docbot crawl URL --site "
@@ -148,17 +167,35 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             return 1
         _emit(answer, args.json, sys.stdout)
         return 1 if answer.status == "error" else 0
-    # Bytes that are not UTF-8 are read as U+FFFD (stdin too), never a crash halfway through a batch.
-    stream = (io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace") if args.batch == "-"
-              else open(args.batch, encoding="utf-8", errors="replace"))
-    try:
-        for i, (text, site, problem) in enumerate(read_batch(stream)):
-            if i and not args.json:
-                print(SEPARATOR)
-            _emit(_answer_line(pipeline, text, args.site or site, problem, args.k), args.json, sys.stdout)
-    finally:
-        if args.batch == "-":
-            stream.detach()  # sys.stdin's buffer stays open
-        else:
-            stream.close()
+    for i, (text, site, problem) in enumerate(batch):
+        if i and not args.json:
+            print(SEPARATOR)
+        _emit(_answer_line(pipeline, text, args.site or site, problem, args.k), args.json, sys.stdout)
     return 0
+
+
+def open_batch(name: str) -> tuple[TextIO | None, str | None]:
+    """The batch ``name`` ('-': standard input) open for reading, or None and why it cannot be read."""
+    path = Path(name)
+    if name != "-" and path.is_dir():
+        return None, f"batch file {name} is a directory — pass a file with one question a line"
+    if name != "-" and not path.exists():
+        return None, f"batch file {name} does not exist"
+    # Bytes that are not UTF-8 are read as U+FFFD (stdin too), never a crash halfway through a batch.
+    if name == "-":
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"), None
+    try:
+        return open(name, encoding="utf-8", errors="replace"), None
+    except OSError as exc:
+        hint = " — check its permissions" if isinstance(exc, PermissionError) else ""
+        return None, f"cannot read batch file {name} ({exc.strerror or exc}){hint}"
+
+
+def _close_batch(stream: TextIO | None, name: str | None) -> None:
+    """Close a batch opened by :func:`open_batch` (standard input itself stays open)."""
+    if stream is None:
+        return
+    if name == "-":
+        cast(io.TextIOWrapper, stream).detach()  # sys.stdin's buffer stays open
+    else:
+        stream.close()

@@ -74,7 +74,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from docbot.indexing.index import Index
 
     sites = _sites(args, settings)
-    with Index.open(settings.data_dir, embedder_from_settings(settings), chroma_url=settings.chroma_url) as index:
+    with Index.from_settings(settings, embedder_from_settings(settings)) as index:
         for site in sites:
             _index_site(index, site, args, settings)
     return 0

@@ -9,7 +9,10 @@ Under ``<data-dir>/sites/<site>/``:
   before the one that marks its step done: texts before the map, BM25 before the manifest.
 - ``CURRENT``: which generation readers use, and which one was current before it (readers that have not
   asked since may still be on it). Replaced atomically when an indexed generation is committed: that is the
-  one moment readers move, and they move on their next question, without restart.
+  one moment readers move, and they move on their next question, without restart. A CURRENT that cannot be
+  read, or names a generation that is not whole (deleted by hand, an old backup restored), is stood in for by
+  the newest whole generation: readers answer from it (and say so), and the next writer, under the lock,
+  points CURRENT at it.
 - ``lock``: held by the one process writing the site (``crawl``, ``index``, ``refresh``); a second writer is
   refused with a message naming the first.
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import json
+import logging
 import os
 import shutil
 import time
@@ -38,6 +42,8 @@ SITES = "sites"
 GENERATIONS = "generations"
 CURRENT = "CURRENT"
 LOCK = "lock"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +88,11 @@ class Generation:
         """Its chunk manifest is written (indexing's last step)."""
         return self.chunks_file.is_file()
 
+    @property
+    def whole(self) -> bool:
+        """Crawled and indexed: a generation readers can use."""
+        return self.crawled and self.indexed
+
     def load_map(self) -> AnchorMap:
         return AnchorMap.load(self.map_file)
 
@@ -119,14 +130,46 @@ class Generations:
     def pointer(self) -> tuple[int | None, int | None]:
         """(current, previous) generation numbers; (None, None) before the first commit."""
         try:
-            data = json.loads((self.root / CURRENT).read_text(encoding="utf-8"))
-            return int(data["current"]), (int(data["previous"]) if data.get("previous") is not None else None)
-        except (FileNotFoundError, ValueError, KeyError, TypeError):
+            return _parse_pointer((self.root / CURRENT).read_bytes())
+        except OSError:
             return None, None
 
     def current(self) -> Generation | None:
-        number = self.pointer()[0]
-        return self._generation(number) if number is not None else None
+        """The generation readers use (see :meth:`resolve`)."""
+        return self.resolve()[0]
+
+    def resolve(self) -> tuple[Generation | None, str | None]:
+        """(the generation readers use, what is wrong with CURRENT or None): the one CURRENT names, else — CURRENT
+        unreadable, or naming a generation that is not whole — the newest whole one (None: there is none)."""
+        for _ in range(2):  # CURRENT read just before a commit may name a generation retired since: read it again
+            try:
+                raw = (self.root / CURRENT).read_bytes()
+            except FileNotFoundError:
+                return None, None  # nothing committed yet
+            except OSError as exc:
+                return self.newest_whole(), f"cannot be read ({exc.strerror or exc})"
+            number = _parse_pointer(raw)[0]
+            if number is None:
+                return self.newest_whole(), f"is not a generation pointer ({raw[:40].decode('utf-8', 'replace')!r})"
+            named = self._generation(number)
+            if named.whole:
+                return named, None
+        state = "not whole" if named.path.is_dir() else "missing"
+        return self.newest_whole(), f"names generation {number}, which is {state}"
+
+    def newest_whole(self) -> Generation | None:
+        """The newest generation that is crawled and indexed."""
+        return next((g for n in reversed(self.numbers()) if (g := self._generation(n)).whole), None)
+
+    def advice(self, problem: str, stand_in: Generation | None) -> str:
+        """What a reader says about a broken CURRENT (``problem``), answering from ``stand_in`` or nothing."""
+        site = self.site
+        if stand_in is not None:
+            return (f"CURRENT of site {site!r} {problem}; answering from generation {stand_in.number}, the newest "
+                    f"whole one — `docbot index --site {site}` points CURRENT at it")
+        todo = "" if self.latest() is not None else f"`docbot crawl URL --site {site}`, then "
+        return (f"CURRENT of site {site!r} {problem}, and no generation of it is whole — run {todo}"
+                f"`docbot index --site {site}`")
 
     def numbers(self) -> list[int]:
         try:
@@ -144,8 +187,8 @@ class Generations:
 
     def staged(self) -> Generation | None:
         """The newest crawled generation newer than the current one (waiting to be indexed), if any."""
-        latest, current = self.latest(), self.pointer()[0]
-        return latest if latest is not None and (current is None or latest.number > current) else None
+        latest, current = self.latest(), self.current()
+        return latest if latest is not None and (current is None or latest.number > current.number) else None
 
     @contextmanager
     def writing(self, command: str) -> Iterator[GenerationWriter]:
@@ -165,7 +208,9 @@ class Generations:
                                "(writers of one site take turns), then run this again") from None
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"`docbot {command}` (pid {os.getpid()}, since {time.strftime('%H:%M:%S')})".encode(), 0)
-            yield GenerationWriter(self)
+            writer = GenerationWriter(self)
+            writer.recover()
+            yield writer
         finally:
             os.close(fd)  # releases the lock
 
@@ -198,11 +243,26 @@ class GenerationWriter:
 
     def commit(self, generation: Generation) -> None:
         """Make ``generation`` (crawled and indexed) the one readers use."""
-        if not (generation.crawled and generation.indexed):
+        if not generation.whole:
             raise WriteFailed(f"Generation {generation.number} of {generation.site!r} is not complete; not committed")
         sync_tree(generation.path)
-        previous = self.generations.pointer()[0]
-        write_atomic(self.generations.root / CURRENT, json.dumps({"current": generation.number, "previous": previous}))
+        previous = self.generations.current()  # what readers use now, also when it stands in for a broken CURRENT
+        self._point(generation.number, previous.number if previous is not None else None)
+
+    def _point(self, current: int, previous: int | None) -> None:
+        write_atomic(self.generations.root / CURRENT, json.dumps({"current": current, "previous": previous}))
+
+    def recover(self) -> None:
+        """Point a broken CURRENT at the generation standing in for it, the newest whole one (the lock is held, so no
+        writer moves CURRENT meanwhile; readers already answer from that generation, so none of them moves)."""
+        g = self.generations
+        stand_in, problem = g.resolve()
+        if problem is None or stand_in is None:  # nothing wrong, or nothing whole to point at (indexing makes one)
+            return
+        older = [n for n in g.numbers() if n < stand_in.number and g._generation(n).whole]
+        self._point(stand_in.number, older[-1] if older else None)
+        log.warning("Recovered site %r: CURRENT %s; it now names generation %s, the newest whole one", g.site, problem,
+                    stand_in.number)
 
     def discard(self, generation: Generation) -> None:
         shutil.rmtree(generation.path, ignore_errors=True)
@@ -218,6 +278,15 @@ class GenerationWriter:
             if number not in keep:
                 shutil.rmtree(g._generation(number).path, ignore_errors=True)
         return [g._generation(n) for n in sorted(keep) if g._generation(n).path.is_dir()]
+
+
+def _parse_pointer(raw: bytes) -> tuple[int | None, int | None]:
+    """(current, previous) from CURRENT's bytes; (None, None) when they are not a pointer."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+        return int(data["current"]), (int(data["previous"]) if data.get("previous") is not None else None)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None, None
 
 
 def link_or_copy(source: Path, target: Path) -> None:

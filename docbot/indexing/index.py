@@ -27,12 +27,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from crawlers.errors import AnchorMapError
 from crawlers.model import AnchorMap, Mention, PageText, SectionText
 from crawlers.texts import read_mentions, write_mentions, write_page_texts, write_section_texts
-from docbot.errors import EmbeddingMismatch, IndexMissing
+from docbot.config import Settings, chroma_endpoint, chroma_unreachable
+from docbot.errors import EmbeddingMismatch, IndexMissing, StoreUnreachable
 from docbot.indexing.bm25 import Lexical, chunk_set_hash
 from docbot.indexing.chunk import Chunk, chunk_sections
 from docbot.indexing.embed import Embedder, batched
@@ -68,8 +68,9 @@ class IndexStats:
                 "reused": self.reused, "deleted": self.deleted, "seconds": round(self.seconds, 3)}
 
 
-def make_client(data_dir: Path, chroma_url: str | None = None) -> Any:
-    """An HttpClient for ``chroma_url``, else a PersistentClient in ``data_dir/chroma``; telemetry off.
+def make_client(data_dir: Path, chroma_url: str | None = None, origin: str = "--chroma-url") -> Any:
+    """An HttpClient for ``chroma_url`` (set by ``origin``, named when it does not answer), else a PersistentClient in
+    ``data_dir/chroma``; telemetry off.
 
     A data dir this process may not write gets a private copy of the store (Chroma writes on open)."""
     import chromadb
@@ -77,13 +78,12 @@ def make_client(data_dir: Path, chroma_url: str | None = None) -> Any:
 
     settings = ChromaSettings(anonymized_telemetry=False)
     if chroma_url:
-        parts = urlsplit(chroma_url if "://" in chroma_url else f"http://{chroma_url}")
-        return chromadb.HttpClient(
-            host=parts.hostname or "127.0.0.1",
-            port=parts.port or (443 if parts.scheme == "https" else 8000),
-            ssl=parts.scheme == "https",
-            settings=settings,
-        )
+        host, port, ssl = chroma_endpoint(chroma_url, origin, data_dir)
+        try:
+            return chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=settings)
+        except Exception as exc:  # ValueError for a refused connection; a server that is not Chroma, others
+            log.debug("no Chroma server at %s", chroma_url, exc_info=True)
+            raise StoreUnreachable(chroma_unreachable(chroma_url, origin, data_dir, _root_cause(exc))) from None
     store = data_dir / "chroma"
     if store.is_dir() and not os.access(store, os.W_OK | os.X_OK):
         copy = Path(tempfile.mkdtemp(prefix="docbot-chroma-"))
@@ -94,6 +94,16 @@ def make_client(data_dir: Path, chroma_url: str | None = None) -> Any:
     else:
         store.mkdir(parents=True, exist_ok=True)
     return chromadb.PersistentClient(path=str(store), settings=settings)
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The first error in ``exc``'s chain (a refused connection, an unknown host), in a few words."""
+    for _ in range(10):  # chains are short; a loop of contexts must not hang
+        inner = exc.__cause__ or exc.__context__
+        if inner is None:
+            break
+        exc = inner
+    return re.sub(r"^\[Errno -?\d+\] ", "", (str(exc).splitlines() or [""])[0])[:120]
 
 
 def _metadata(chunk: Chunk) -> dict[str, Any]:
@@ -125,6 +135,12 @@ class Index:
         return cls(Path(data_dir), embedder, make_client(Path(data_dir), chroma_url), owns_client=True,
                    chroma_url=chroma_url)
 
+    @classmethod
+    def from_settings(cls, settings: Settings, embedder: Embedder) -> Index:
+        """Open the index of ``settings``: its data dir, and the Chroma server it names (if any)."""
+        client = make_client(Path(settings.data_dir), settings.chroma_url, settings.chroma_origin)
+        return cls(Path(settings.data_dir), embedder, client, owns_client=True, chroma_url=settings.chroma_url)
+
     def close(self) -> None:
         """Release the Chroma client if this index created it (an injected client is the caller's)."""
         if self._owns_client and hasattr(self.client, "close"):
@@ -150,7 +166,8 @@ class Index:
         sites: dict[str, Loaded] = {}
         for site in served_sites(self.data_dir):
             loaded = self._loaded.get(site)
-            if loaded is None or loaded.generation != Generations(self.data_dir, site).pointer()[0]:
+            current = Generations(self.data_dir, site).current()
+            if loaded is None or current is None or loaded.generation != current.number:
                 try:
                     loaded = self._load(site)
                 except (AnchorMapError, OSError, ValueError, KeyError) as exc:
@@ -167,7 +184,9 @@ class Index:
         generations = Generations(self.data_dir, site)
         with self._loading:
             for attempt in range(3):  # a generation retired between reading the pointer and loading it: again
-                generation = generations.current()
+                generation, problem = generations.resolve()
+                if problem is not None:  # said when a generation is loaded, not on every question
+                    log.warning("%s", generations.advice(problem, generation))
                 if generation is None:
                     return None
                 loaded = self._loaded.get(site)

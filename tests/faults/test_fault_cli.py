@@ -82,3 +82,61 @@ def test_bad_limits_in_docbot_toml_are_one_line(cli: Cli, tmp_path: Path, line: 
                                           encoding="utf-8")
     code, _, err = cli("crawl", "--site", "w")
     assert code == 2 and one_line(err) and f"[[sites]] 'w' {line.split()[0]} must be " in err
+
+
+CHROMA_COMMANDS = [("ask", "how do I install widget 3?"), ("index",), ("refresh",),
+                   ("report", "--questions", "q.jsonl"), ("slack", "--http")]
+
+
+@pytest.mark.usefixtures("hash_embeddings")
+@pytest.mark.parametrize("args", CHROMA_COMMANDS, ids=lambda a: a[0])
+def test_an_unreachable_chroma_server_is_one_line_from_every_command(cli: Cli, hostile: Hostile, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch,
+                                                                     args: tuple[str, ...]) -> None:
+    assert cli("crawl", hostile.url, "--site", "w")[0] == 0
+    assert cli("index")[0] == 0
+    before = sorted(p.relative_to(tmp_path) for p in (tmp_path / "data").rglob("*"))
+    (tmp_path / "q.jsonl").write_text("", encoding="utf-8")
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test")
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "secret")
+    monkeypatch.setenv("CHROMA_URL", "http://127.0.0.1:1")  # nothing listens on port 1
+    code, out, err = cli(*args)
+    assert code == 1 and one_line(err), err
+    assert "Cannot reach a Chroma server at http://127.0.0.1:1 (CHROMA_URL): Connection refused — " in err
+    assert ("start one there with "
+            "`chroma run --path DIR --port 1`, or unset it to use the embedded store in ") in err
+    assert sorted(p.relative_to(tmp_path) for p in (tmp_path / "data").rglob("*")) == before  # nothing lost
+    monkeypatch.delenv("CHROMA_URL")
+    assert cli("ask", "how do I install widget 3?")[0] == 0
+
+
+@pytest.mark.usefixtures("hash_embeddings")
+@pytest.mark.parametrize("command", ["ask", "index", "slack"])
+@pytest.mark.parametrize("url", ["notaurl", "ftp://127.0.0.1:8000", "http://127.0.0.1:99999", "http://:80"])
+def test_a_malformed_chroma_url_option_is_one_line(cli: Cli, monkeypatch: pytest.MonkeyPatch, command: str,
+                                                   url: str) -> None:
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test")
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "secret")
+    code, out, err = cli(command, "--chroma-url", url, *(["x"] if command == "ask" else []))
+    assert code != 0 and one_line(err) and out == "", err
+    assert f"--chroma-url {url!r} is not an http(s) URL" in err and "http://127.0.0.1:8000" in err
+
+
+@pytest.mark.usefixtures("hash_embeddings")
+def test_an_unreachable_chroma_url_option_names_the_option(cli: Cli) -> None:
+    code, out, err = cli("ask", "--chroma-url", "http://127.0.0.1:1", "x")
+    assert code == 1 and one_line(err) and out == "", err
+    assert "Cannot reach a Chroma server at http://127.0.0.1:1 (--chroma-url): Connection refused — start one there " \
+           "with `chroma run --path DIR --port 1`, or drop the option to use the embedded store in " in err
+
+
+@pytest.mark.usefixtures("hash_embeddings")
+def test_a_malformed_chroma_url_variable_stops_only_what_opens_the_index(cli: Cli, hostile: Hostile,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHROMA_URL", "notaurl")
+    assert cli("crawl", hostile.url, "--site", "w")[0] == 0  # the crawl never opens the index
+    code, out, err = cli("index")
+    assert code == 2 and one_line(err) and out == "", err
+    assert "CHROMA_URL 'notaurl' is not an http(s) URL — pass the URL of a Chroma server such as " \
+           "http://127.0.0.1:8000 (`chroma run --path DIR --port 8000` serves one), or unset it to use the embedded " \
+           "store in " in err
