@@ -5,6 +5,8 @@ Precedence: command line > environment > docbot.toml > defaults. docbot.toml is 
 in it are relative to the file's directory.
 
 ```toml
+keep_reports = 20                # refreshes whose change reports are kept in <data-dir>/reports/
+
 [[sites]]
 name = "flask"
 url = "http://127.0.0.1:8001/"
@@ -37,6 +39,7 @@ from docbot.errors import InvalidConfig, SiteNotFound
 DEFAULT_DATA_DIR = ".docbot"
 DEFAULT_ANCHOR_MAPS = "anchor_maps"
 CONFIG_FILE = "docbot.toml"
+KEEP_REPORTS = 20  # refreshes whose change reports stay in <data-dir>/reports/ (keep_reports, refresh --keep-reports)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +103,7 @@ class Settings:
     text_fragments: bool = True  # [validator] text_fragments: links land on the quoted sentence (#id:~:text=…)
     fresh_directives: bool = True  # [validator] fresh_directives: check a cited page is unchanged (docbot.freshness)
     fresh_directives_ttl: float = 300.0  # [validator] fresh_directives_ttl: seconds a page's check holds
+    keep_reports: int = KEEP_REPORTS  # the newest refreshes' reports kept; older ones are deleted
 
     def site(self, name: str) -> SiteConfig:
         for site in self.sites:
@@ -172,6 +176,7 @@ def load_settings(
         text_fragments=file.validator.text_fragments,
         fresh_directives=file.validator.fresh_directives,
         fresh_directives_ttl=file.validator.fresh_directives_ttl,
+        keep_reports=file.keep_reports or KEEP_REPORTS,
     )
     if chroma_url:  # the option fails before any work; CHROMA_URL when the index is opened (crawl never reads it)
         chroma_endpoint(chroma_url, "--chroma-url", settings.data_dir)

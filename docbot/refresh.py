@@ -6,14 +6,16 @@ committing that generation (only changed chunks are re-embedded; readers move to
 Afterwards every link docbot ever sent (the reference log) is checked against the newest maps; links that no
 longer hold are listed with the validator's repaired target (a text directive whose text changed is dropped, or
 derived again for the passage its answer quoted). The change report is written to
-``<data-dir>/reports/refresh-<timestamp>.{md,json}``.
+``<data-dir>/reports/refresh-<timestamp>.{md,json}``; the newest ``keep_reports`` refreshes' reports are kept.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import logging
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -23,12 +25,15 @@ from typing import Any
 
 from crawlers.errors import CrawlerError, CrawlRefused
 from crawlers.model import AnchorMap, map_path, write_atomic
-from docbot.config import Settings
+from docbot.config import KEEP_REPORTS, Settings
+from docbot.disk import DiskUsage
 from docbot.errors import DocbotError, SiteNotFound
 from docbot.reference_log import REFERENCE_LOG
 
 log = logging.getLogger(__name__)
 MAX_LISTED = 50  # items listed per change kind in the Markdown report
+REPORTS = "reports"
+REPORT_FILE = re.compile(r"refresh-(\d{8}T\d{6}Z)(?:_(\d+))?\.(?:md|json)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,14 +74,16 @@ class RefreshReport:
     sites: tuple[SiteRefresh, ...]
     links_checked: int = 0
     links: tuple[LoggedLink, ...] = ()
+    disk: DiskUsage | None = None  # the data dir once the report is written (in `refresh --json`, not the file)
 
     @property
     def ok(self) -> bool:
         return all(s.ok for s in self.sites)
 
     def to_json(self) -> dict[str, Any]:
-        return {"started_at": self.started_at, "ok": self.ok, "sites": [s.to_json() for s in self.sites],
+        data = {"started_at": self.started_at, "ok": self.ok, "sites": [s.to_json() for s in self.sites],
                 "reference_log": {"checked": self.links_checked, "changed": [link.to_json() for link in self.links]}}
+        return data | ({"disk": self.disk.to_json()} if self.disk is not None else {})
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
@@ -291,11 +298,41 @@ def render_markdown(report: RefreshReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_report(report: RefreshReport, data_dir: str | Path) -> tuple[Path, Path]:
-    """Write refresh-<timestamp>.md and .json under ``<data-dir>/reports``."""
-    stamp = report.started_at.replace("-", "").replace(":", "")
-    base = Path(data_dir) / "reports" / f"refresh-{stamp}"
+def write_report(report: RefreshReport, data_dir: str | Path, keep: int = KEEP_REPORTS) -> tuple[Path, Path]:
+    """Write refresh-<timestamp>.md and .json under ``<data-dir>/reports`` (``_2``, ``_3``… for more refreshes in
+    the same second: names sort in the order written), then delete every report but the newest ``keep``
+    refreshes'."""
+    folder = Path(data_dir) / REPORTS
+    base = _claim(folder, report.started_at.replace("-", "").replace(":", ""))
     md, js = base.with_suffix(".md"), base.with_suffix(".json")
     write_atomic(md, render_markdown(report))
     write_atomic(js, json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n")
+    prune_reports(folder, keep)
     return md, js
+
+
+def _claim(folder: Path, stamp: str) -> Path:
+    """A report name no other refresh has taken (its .md created empty, so a concurrent refresh takes the next)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in itertools.count(1):
+        base = folder / (f"refresh-{stamp}" if n == 1 else f"refresh-{stamp}_{n}")
+        try:
+            os.close(os.open(base.with_suffix(".md"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            continue
+        return base
+    raise AssertionError("unreachable")
+
+
+def prune_reports(folder: Path, keep: int) -> list[Path]:
+    """Delete the refresh reports in ``folder`` but the newest ``keep`` refreshes' (by their names' timestamps);
+    other files are left alone. Returns the files deleted."""
+    refreshes: dict[tuple[str, int], list[Path]] = {}
+    for path in folder.iterdir() if folder.is_dir() else ():
+        found = REPORT_FILE.fullmatch(path.name)
+        if found:
+            refreshes.setdefault((found.group(1), int(found.group(2) or 1)), []).append(path)
+    old = [path for key in sorted(refreshes)[:-max(keep, 1)] for path in refreshes[key]]
+    for path in old:
+        path.unlink(missing_ok=True)
+    return old

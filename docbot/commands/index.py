@@ -13,6 +13,7 @@ from crawlers.texts import sections_path
 from crawlers.sitenames import SITE_NAME
 from docbot.commands.args import site_name
 from docbot.config import Settings
+from docbot.disk import disk_usage
 from docbot.errors import SiteNotFound
 from docbot.indexing.generations import SITES, Generations
 
@@ -77,6 +78,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     with Index.from_settings(settings, embedder_from_settings(settings)) as index:
         for site in sites:
             _index_site(index, site, args, settings)
+    if not args.json:
+        print(f"on disk: {disk_usage(settings.data_dir).describe()}")
     return 0
 
 
@@ -91,8 +94,8 @@ def _index_site(index: Any, site: str, args: argparse.Namespace, settings: Setti
             stats = index_site(settings, index, writer, rebuild=args.rebuild, progress=progress)
     finally:
         close()
-    if args.json:
-        print(json.dumps(stats.to_json()), flush=True)
+    if args.json:  # each site's line says what the data dir holds once that site is indexed
+        print(json.dumps(stats.to_json() | {"disk": disk_usage(settings.data_dir).to_json()}), flush=True)
     else:
         rate = f", {stats.embedded / stats.seconds:.1f} chunks/s" if stats.embedded and stats.seconds > 0 else ""
         print(

@@ -4,7 +4,8 @@ The only module that talks to Chroma. A generation (:mod:`docbot.indexing.genera
 collection of its own, ``docbot_<site>_g<n>`` (cosine space, embeddings passed explicitly: chromadb's own
 embedding function never runs), named in its chunk manifest. Building a generation copies the vectors of
 unchanged chunks from the generation before it and embeds only new and changed ones; a generation whose chunks
-are all unchanged shares its predecessor's collection. A collection is deleted once no kept generation names it.
+are all unchanged shares its predecessor's collection. A collection is deleted once no kept generation names it,
+and its segment folder with it (:mod:`docbot.indexing.segments`).
 
 Readers take an :class:`~docbot.indexing.view.IndexView`: each site's generation current at that moment, loaded
 once per process and kept until a newer one is committed. A reader on a data dir it may not write opens a
@@ -38,6 +39,7 @@ from docbot.indexing.chunk import Chunk, chunk_sections
 from docbot.indexing.embed import Embedder, batched
 from docbot.indexing.title_vectors import HeadingVectors
 from docbot.indexing.ranking_data import RankingData
+from docbot.indexing.segments import sweep_segments
 from docbot.indexing.generations import Generation, Generations, link_or_copy, served_sites
 from docbot.indexing.manifest import Manifest, collection_name
 from docbot.indexing.view import IndexView, Loaded, PageTextTable
@@ -376,13 +378,16 @@ class Index:
         return copied
 
     def prune(self, site: str, kept: Sequence[Generation]) -> None:
-        """Drop the site's collections that no kept generation names (retired generations' vectors)."""
+        """Drop the site's collections that no kept generation names (retired generations' vectors), and the
+        segment folders of every deleted collection."""
         names = {m.collection for m in (Manifest.read(g) for g in kept) if m is not None}
         own = re.compile(rf"docbot_{re.escape(site)}(?:_g\d+)?")
         for existing in self.client.list_collections():
             name = str(getattr(existing, "name", existing))
             if own.fullmatch(name) and name not in names:
                 self.drop_collection(name)
+        if self._owns_client and not self._chroma_url:  # our own embedded store: chromadb leaves the folders
+            sweep_segments(self.data_dir / "chroma")
 
     def drop_collection(self, name: str) -> None:
         self._collections.pop(name, None)

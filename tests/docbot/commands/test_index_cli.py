@@ -40,7 +40,9 @@ def test_index_json_then_noop(crawled: list[str], capsys: pytest.CaptureFixture[
     assert main([*crawled, "index", "--json"]) == 0
     first = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert first[0]["site"] == "demo" and first[0]["chunks"] == 5 and first[0]["embedded"] == 5
-    assert set(first[0]) == {"site", "generation", "chunks", "embedded", "reused", "deleted", "seconds"}
+    assert set(first[0]) == {"site", "generation", "chunks", "embedded", "reused", "deleted", "seconds", "disk"}
+    disk = first[0]["disk"]  # what the data dir holds once the site is indexed
+    assert disk["data_dir"] == str(tmp_path / "data") and disk["files"] > 0 and disk["bytes"] > 0
     assert main([*crawled, "index", "--site", "demo"]) == 0  # nothing new crawled: the generation in use stays
     assert "demo: generation 1, 5 chunks, 0 embedded, 5 reused, 0 deleted" in capsys.readouterr().out
     assert main([*crawled, "index", "--site", "demo", "--rebuild", "--json"]) == 0
