@@ -67,8 +67,9 @@ def test_injection_page_through_ask_json_and_the_slack_renderer(hostile: Hostile
     code, out, _ = cli("ask", "--json", "How do I log in to the widget portal?")
     data = json.loads(out)
     assert code == 0 and data["status"] == "answered"
-    # the section, and a text directive landing on the quoted sentence: never one that quotes a URL
-    assert data["references"][0]["url"].startswith(hostile.url + "portal.html#log-in:~:text=")
+    # the section, without a text directive: every sentence opens alike, and the words that tell them apart spell
+    # URLs, which a directive never quotes (nor text that stands more than once on the page)
+    assert data["references"][0]["url"] == hostile.url + "portal.html#log-in"
     shown = data["answer"] + json.dumps(data["references"])
     assert "log in to the widget portal" in shown and "evil" not in undisguise(shown).lower()
 
