@@ -1,6 +1,6 @@
 """The index: every site's current generation of chunks, searched densely (Chroma) and lexically (BM25).
 
-The only module that talks to Chroma. A generation (:mod:`docbot.indexing.generations`) keeps its vectors in a
+The only module that talks to Chroma (:mod:`docbot.indexing.store` opens the client). A generation (:mod:`docbot.indexing.generations`) keeps its vectors in a
 collection of its own, ``docbot_<site>_g<n>`` (cosine space, embeddings passed explicitly: chromadb's own
 embedding function never runs), named in its chunk manifest. Building a generation copies the vectors of
 unchanged chunks from the generation before it and embeds only new and changed ones; a generation whose chunks
@@ -14,13 +14,10 @@ private copy of the vector store (Chroma writes when it opens one).
 
 from __future__ import annotations
 
-import atexit
 import functools
 import logging
 import os
 import re
-import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -32,14 +29,15 @@ from typing import Any
 from crawlers.errors import AnchorMapError
 from crawlers.model import AnchorMap, Mention, PageText, SectionText
 from crawlers.texts import read_mentions, write_mentions, write_page_texts, write_section_texts
-from docbot.config import Settings, chroma_endpoint, chroma_unreachable
-from docbot.errors import EmbeddingMismatch, IndexMissing, StoreUnreachable
+from docbot.config import Settings
+from docbot.errors import EmbeddingMismatch, IndexMissing
 from docbot.indexing.bm25 import Lexical, chunk_set_hash
 from docbot.indexing.chunk import Chunk, chunk_sections
 from docbot.indexing.embed import Embedder, batched
 from docbot.indexing.title_vectors import HeadingVectors
 from docbot.indexing.ranking_data import RankingData
 from docbot.indexing.segments import sweep_segments
+from docbot.indexing.store import make_client
 from docbot.indexing.generations import Generation, Generations, link_or_copy, served_sites
 from docbot.indexing.manifest import Manifest, collection_name
 from docbot.indexing.view import IndexView, Loaded, PageTextTable
@@ -68,44 +66,6 @@ class IndexStats:
     def to_json(self) -> dict[str, Any]:
         return {"site": self.site, "generation": self.generation, "chunks": self.chunks, "embedded": self.embedded,
                 "reused": self.reused, "deleted": self.deleted, "seconds": round(self.seconds, 3)}
-
-
-def make_client(data_dir: Path, chroma_url: str | None = None, origin: str = "--chroma-url") -> Any:
-    """An HttpClient for ``chroma_url`` (set by ``origin``, named when it does not answer), else a PersistentClient in
-    ``data_dir/chroma``; telemetry off.
-
-    A data dir this process may not write gets a private copy of the store (Chroma writes on open)."""
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
-
-    settings = ChromaSettings(anonymized_telemetry=False)
-    if chroma_url:
-        host, port, ssl = chroma_endpoint(chroma_url, origin, data_dir)
-        try:
-            return chromadb.HttpClient(host=host, port=port, ssl=ssl, settings=settings)
-        except Exception as exc:  # ValueError for a refused connection; a server that is not Chroma, others
-            log.debug("no Chroma server at %s", chroma_url, exc_info=True)
-            raise StoreUnreachable(chroma_unreachable(chroma_url, origin, data_dir, _root_cause(exc))) from None
-    store = data_dir / "chroma"
-    if store.is_dir() and not os.access(store, os.W_OK | os.X_OK):
-        copy = Path(tempfile.mkdtemp(prefix="docbot-chroma-"))
-        atexit.register(shutil.rmtree, copy, ignore_errors=True)  # the copy lives as long as the process
-        shutil.copytree(store, copy, dirs_exist_ok=True)
-        log.info("%s is read-only: reading a private copy of its vector store in %s", data_dir, copy)
-        store = copy
-    else:
-        store.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(store), settings=settings)
-
-
-def _root_cause(exc: BaseException) -> str:
-    """The first error in ``exc``'s chain (a refused connection, an unknown host), in a few words."""
-    for _ in range(10):  # chains are short; a loop of contexts must not hang
-        inner = exc.__cause__ or exc.__context__
-        if inner is None:
-            break
-        exc = inner
-    return re.sub(r"^\[Errno -?\d+\] ", "", (str(exc).splitlines() or [""])[0])[:120]
 
 
 def _metadata(chunk: Chunk) -> dict[str, Any]:

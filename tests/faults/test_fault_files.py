@@ -151,7 +151,7 @@ def _two_generations(cli: Cli, hostile: Hostile, tmp_path: Path) -> Path:
 
 
 def _collections(tmp_path: Path) -> list[str]:
-    from docbot.indexing.index import make_client
+    from docbot.indexing.store import make_client
 
     return sorted(c.name for c in make_client(tmp_path / "data").list_collections())
 
