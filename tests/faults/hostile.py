@@ -3,7 +3,9 @@
 Modes: ``ok`` (ETag/304 like a real server), ``all500``, ``half500`` and ``half404`` (every
 odd page), ``maintenance`` (200 with a "Down for maintenance" page everywhere), ``drip``
 (one byte every ``drip_s`` seconds), ``redirect_loop`` (odd pages bounce between two URLs),
-``huge`` (odd pages send ``huge_bytes``) and ``slow`` (every page after ``delay_s`` seconds, then as ``ok``). ``extra`` pages (injection pages) are served as is.
+``huge`` (odd pages send ``huge_bytes``) and ``held`` (every request waits until the test sets ``released``, then
+as ``ok``: a client stays inside its request for as long as the test needs, however slow the machine). ``extra``
+pages (injection pages) are served as is.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-MODES = ("ok", "all500", "half500", "half404", "maintenance", "drip", "redirect_loop", "huge", "slow")
+MODES = ("ok", "all500", "half500", "half404", "maintenance", "drip", "redirect_loop", "huge", "held")
 MAINTENANCE = ("<!doctype html><html><head><title>Down for maintenance</title></head><body>"
                "<h1>Down for maintenance</h1><p>We will be back soon.</p></body></html>")
 
@@ -49,11 +51,11 @@ class Hostile:
     pages: dict[str, str]
     mode: str = "ok"
     drip_s: float = 0.5
-    delay_s: float = 1.0
     huge_bytes: int = 6_000_000
     hits: Counter[str] = field(default_factory=Counter)
     conditional: Counter[str] = field(default_factory=Counter)  # requests that carried If-None-Match
     url: str = ""
+    released: threading.Event = field(default_factory=threading.Event)  # opens the gate of ``held``
 
     def odd(self, path: str) -> bool:
         digits = "".join(ch for ch in path if ch.isdigit())
@@ -82,6 +84,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         s.hits[path] += 1
         if self.headers.get("If-None-Match"):
             s.conditional[path] += 1
+        if s.mode == "held":
+            s.released.wait()
         html = {"Content-Type": "text/html; charset=utf-8"}
         if path == "robots.txt" or path.startswith("sitemap"):
             return self._send(500 if s.mode == "all500" else 404)
@@ -101,8 +105,6 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return self._drip(html)
         if mode == "huge" and odd:
             return self._huge(html)
-        if mode == "slow":
-            time.sleep(s.delay_s)
         body = s.pages[path].encode("utf-8")
         etag = '"' + hashlib.sha1(body).hexdigest()[:16] + '"'
         if self.headers.get("If-None-Match") == etag:
@@ -152,5 +154,6 @@ def serve(pages: dict[str, str]) -> Iterator[Hostile]:
     try:
         yield state
     finally:
+        state.released.set()  # no handler stays held past the test
         server.shutdown()
         server.server_close()

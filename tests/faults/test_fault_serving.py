@@ -195,14 +195,19 @@ def test_two_refreshes_of_one_site_take_turns_and_the_second_says_why(tmp_path: 
         ok(tmp_path, "crawl", hostile.url, "--site", "w")
         ok(tmp_path, "index")
         rename(hostile)
-        hostile.mode, hostile.delay_s = "slow", 1.0  # the first refresh holds the site for a few seconds
+        hostile.mode = "held"  # the first refresh's requests wait for the gate: it holds the site until then
         hostile.hits.clear()
         first = subprocess.Popen(docbot(tmp_path, "refresh", "--site", "w"), stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True, env=clean_env(), cwd=tmp_path)
-        deadline = time.monotonic() + 60
-        while not hostile.hits and time.monotonic() < deadline:  # the lock is held before the first request
-            time.sleep(0.05)
-        second = run(tmp_path, "refresh", "--site", "w")
+        try:
+            deadline = time.monotonic() + 120
+            while not hostile.hits and first.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)  # the lock is taken before the first request
+            assert hostile.hits, f"the first refresh sent no request: {first.poll()=}"
+            second = run(tmp_path, "refresh", "--site", "w")  # while the first is inside its request, so inside the lock
+            assert first.poll() is None, "the first refresh ended while held"
+        finally:
+            hostile.released.set()
         out, err = first.communicate(timeout=120)
     assert first.returncode == 0, err
     assert second.returncode == 1 and "Traceback" not in second.stderr
