@@ -53,6 +53,9 @@ def chromium() -> Iterator[Any]:
         shutil.rmtree(profile, ignore_errors=True)
         raise BrowserUnavailable(f"Chromium did not start: {type(exc).__name__}: {exc}") from exc
     try:
+        # every load reads the page as served now (a test that edits a page after loading it must not see the cache)
+        session.execute_cdp_cmd("Network.enable", {})
+        session.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
         yield session
     finally:
         session.quit()

@@ -171,3 +171,49 @@ def test_a_directive_found_nowhere_falls_back_to_its_anchor_after_the_settled_wa
     anchor_y = settled_scroll(browser, bare, min_wait=STILL_S)
     assert anchor_y > 0, f"{bare}: the fixture page is too short to tell the anchor from the top"
     assert settled_scroll(browser, bare + ":~:text=zzqq%20stale%20sentence") == anchor_y
+
+
+def test_a_sentence_moved_earlier_or_edited_after_the_crawl_still_lands_in_its_section(
+        browser: Any, tmp_path: Path) -> None:
+    """After the crawl the quoted sentence moves to the top of its page, then is edited: the link made at answer time
+    (docbot.freshness asks whether the page changed) lands in its section both times; the directive made before the
+    move would now land at the top, which is what the check prevents."""
+    import os
+    import shutil
+
+    from docbot.freshness import LivePages
+
+    site = tmp_path / "site"
+    shutil.copytree(ROOT, site)
+    case = next(c for c in CASES if c.anchor == "scheduling")
+    page = site / case.page
+    with serve_directory(site) as base:
+        amap = crawl_site(CrawlConfig(site=SITE, start_url=base + "index.html", sitemaps=False),
+                          tmp_path / "maps", tmp_path / "data").map
+        texts = {p.url: p for p in load_page_texts(tmp_path / "data", SITE)}
+        bare = f"{base}{case.page}#{case.anchor}"
+
+        def link() -> str:
+            live = LivePages(timeout_s=60.0)  # a new one each time: no answer cached from before the change
+            validator = ReferenceValidator({SITE: amap}, page_texts=lambda s, p: texts.get(p),
+                                           freshen=live.for_maps({SITE: amap}))
+            return validator.quote_link(bare, case.passage, SITE).output or ""
+
+        before = link()
+        assert split_directive(before)[1], before
+        anchor_y = settled_scroll(browser, bare, min_wait=STILL_S)
+        html = page.read_text(encoding="utf-8")
+        body = html.index("<body>") + len("<body>")
+        page.write_text(html[:body] + f"<p>{case.passage}</p>" + html[body:], encoding="utf-8")  # moved earlier
+        os.utime(page)
+        moved = link()
+        moved_y = settled_scroll(browser, moved, lambda d, y: y == anchor_y or in_view(d, case.passage, case.anchor))
+        assert moved_y == anchor_y or in_view(browser, case.passage, case.anchor), f"{moved} settled at {moved_y}"
+        stale_y = settled_scroll(browser, before)  # what the check prevents: the old directive lands at the top
+        assert stale_y != anchor_y and not in_view(browser, case.passage, case.anchor), stale_y
+        page.write_text(html.replace(case.passage, case.passage.replace("Periodic jobs", "Recurring jobs")),
+                        encoding="utf-8")  # edited in place: the old directive's text is gone
+        os.utime(page)
+        edited = link()
+        assert split_directive(edited)[1] is None, edited  # the old passage is not on the page any more
+        assert settled_scroll(browser, before) == anchor_y  # a stale directive falls back to the anchor
