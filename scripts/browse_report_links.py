@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from crawlers.urls import split_directive  # noqa: E402
 from docbot.references.textfrag import parse  # noqa: E402
-from tests.browser import STILL_S, chromium, settled_scroll  # noqa: E402
+from tests.browser import STILL_S, TEXT_MAP_JS, chromium, settled_scroll  # noqa: E402
 from tests.conftest import serve_directory  # noqa: E402
 
 SITES = {
@@ -39,7 +39,8 @@ SITES = {
 # bottom for a <section>/<div> wrapper; for an API entry's <dt>, the end of its <dd>; for a heading, the next
 # heading as high or higher)?
 ON_QUOTE_JS = """
-const fold = s => s.toLowerCase().replace(/[\\u2018\\u2019]/g, "'").replace(/[\\u201c\\u201d]/g, '"');
+const root = document.body;
+""" + TEXT_MAP_JS + """
 const needle = fold(arguments[0]).replace(/\\s+/g, ' ').trim();
 const el = arguments[1] ? document.getElementById(arguments[1]) : document.body;
 if (!el || !needle) return false;
@@ -60,17 +61,6 @@ if (level) {
   end = el.getBoundingClientRect().bottom + window.scrollY + 2;
   if (el.getBoundingClientRect().height < 5) { end = Infinity; }  // an empty marker: what follows it
 }
-const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-let text = '', nodes = [], offsets = [], space = true, node;
-while ((node = walker.nextNode())) {
-  const data = node.data;
-  for (let i = 0; i < data.length; i++) {
-    let c = data[i];
-    if (/\\s/.test(c)) { if (space) continue; c = ' '; space = true; } else { space = false; }
-    text += c; nodes.push(node); offsets.push(i);
-  }
-}
-text = fold(text);
 for (let i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {
   const range = document.createRange();
   range.setStart(nodes[i], offsets[i]);

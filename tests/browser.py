@@ -72,13 +72,10 @@ def browser() -> Iterator[Any]:
         pytest.skip(str(exc))
 
 
-# Is one place of ``text`` (its words, case, whitespace and curly quotes folded) inside the element with id ``within``
-# (the whole body when null) in the viewport?
-IN_VIEW_JS = """
-const fold = s => s.toLowerCase().replace(/[\\u2018\\u2019]/g, "'").replace(/[\\u201c\\u201d]/g, '"');
-const needle = fold(arguments[0]).replace(/\\s+/g, ' ').trim();
-const root = arguments[1] === null ? document.body : document.getElementById(arguments[1]);
-if (!root || !needle) return false;
+# The page's text as find-in-page reads it (whitespace collapsed, case and curly quotes folded), with each
+# character's text node and offset: ``text``, ``nodes``, ``offsets`` (shared by the checks below and the scripts).
+TEXT_MAP_JS = """
+function fold(s) { return s.toLowerCase().replace(/[\\u2018\\u2019]/g, "'").replace(/[\\u201c\\u201d]/g, '"'); }
 const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
 let text = '', nodes = [], offsets = [], space = true, node;
 while ((node = walker.nextNode())) {
@@ -90,6 +87,15 @@ while ((node = walker.nextNode())) {
   }
 }
 text = fold(text);
+"""
+# Is one place of ``text`` (its words, case, whitespace and curly quotes folded) inside the element with id ``within``
+# (the whole body when null) in the viewport?
+IN_VIEW_JS = """
+const root = arguments[1] === null ? document.body : document.getElementById(arguments[1]);
+if (!root) return false;
+""" + TEXT_MAP_JS + """
+const needle = fold(arguments[0]).replace(/\\s+/g, ' ').trim();
+if (!needle) return false;
 for (let i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {
   const range = document.createRange();
   const last = i + needle.length - 1;
