@@ -42,7 +42,9 @@ ON_QUOTE_JS = """
 const root = document.body;
 """ + TEXT_MAP_JS + """
 const needle = fold(arguments[0]).replace(/\\s+/g, ' ').trim();
-const el = arguments[1] ? document.getElementById(arguments[1]) : document.body;
+let el = arguments[1] ? (document.getElementById(arguments[1]) || document.getElementsByName(arguments[1])[0])
+                      : document.body;
+if (el && el.tagName === 'A' && el.closest('h1,h2,h3,h4,h5,h6')) el = el.closest('h1,h2,h3,h4,h5,h6');  // DocBook's
 if (!el || !needle) return false;
 const top = el.getBoundingClientRect().top + window.scrollY - 2;
 let end = Infinity;
