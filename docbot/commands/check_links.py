@@ -46,12 +46,10 @@ def live_checks(urls: list[str]) -> dict[str, tuple[bool, str]]:
 
     out = {}
     for url, check in check_links_sync(urls).items():
-        if not check.ok:
-            out[url] = (False, check.reason)
-        elif check.own_directive not in (None, "ok"):
-            out[url] = (False, f"text directive stale: {check.own_directive}")
-        else:
+        if check.landed:
             out[url] = (True, "ok")
+        else:
+            out[url] = (False, check.reason if not check.ok else f"text directive stale: {check.own_directive}")
     return out
 
 

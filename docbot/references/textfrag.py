@@ -217,8 +217,8 @@ class PageMatcher:
     @functools.cached_property
     def everything(self) -> str:
         """The page's text and the text its model leaves out (:meth:`crawlers.page_text.PageText.with_text`), folded:
-        every place a browser may find a directive's text."""
-        return fold(self.page.with_text())
+        every place a browser may find a directive's text (:attr:`loose` itself when nothing was left out)."""
+        return fold(self.page.with_text()) if self.page.hidden else self.loose
 
     @property
     def hidden_known(self) -> bool:
