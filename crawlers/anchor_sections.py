@@ -8,13 +8,19 @@ marker, or a block element with that id) outside an API entry, and the section r
 heading, an API entry), the end of the block that holds the id (a headless ``<section id>``) or the marker (a
 ``<dl>`` of entries), or the end of the API entry list it is in. A section with less than
 :data:`MIN_ANCHOR_SECTION_CHARS` of text is no section: its text and ids stay where they were (a marker just
-before a heading, a footnote). Links from other pages are not used: the page is parsed once, alone, and its
-sections must not depend on pages fetched after it (nor change under a ``304 Not Modified``).
+before a heading, a footnote). Nor is one that starts where its heading's section starts when the heading would
+keep no text of its own (Texinfo's index markers just below a heading: a link to one lands on the heading), unless
+the page lists it ahead of it, as a table of contents lists its entries (SQLite's first function, just below its
+heading, is a section like the others); the later anchors under that heading still start sections. Links from
+other pages are not used: the page is parsed once, alone, and its sections must not depend on pages fetched after
+it (nor change under a ``304 Not Modified``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from itertools import takewhile
 
 from lxml import etree
 
@@ -33,24 +39,41 @@ ANCHOR = "anchor"  # the kind of such a section (beside "heading" and "api")
 ANCHOR_BLOCKS = BLOCKS | {"dt", "li", "pre"}
 
 
+@dataclass(frozen=True, slots=True)
+class PageLink:
+    """The first text link of a page to one of its anchors: its words, and whether it comes before the anchor (a
+    table of contents lists the entries that follow it; an index, a "see above" point back at what precedes)."""
+
+    text: str
+    ahead: bool
+
+
 def linked_here(root: etree._Element, resolve: Callable[[str], str | None], here: Iterable[str],
-                anchors: frozenset[str]) -> dict[str, str]:
-    """Every anchor of the page that one of its own links points at → the text of the first such link.
+                anchors: frozenset[str]) -> dict[str, PageLink]:
+    """Every anchor of the page that one of its own links points at → the first such link.
 
     A permalink (a link of glyphs alone, like Sphinx's ``¶`` beside each parameter, or a link inside the element it
     points at) is written by the generator on every such element: it says nothing about where a section starts."""
     pages = set(here)
-    out: dict[str, str] = {}
-    for a in root.iter("a"):
-        href = a.get("href")
+    out: dict[str, PageLink] = {}
+    seen: set[str] = set()  # the ids met so far, in document order
+    for el in root.iter(etree.Element):
+        ident = el.get("id")
+        if ident:
+            seen.add(ident)
+        if el.tag != "a":
+            continue
+        name, href = el.get("name"), el.get("href")
+        if name:
+            seen.add(name)
         if not href or "#" not in href:
             continue
         target = resolve(href)
         if target is None:
             continue
         page, _, frag = target.partition("#")
-        if page in pages and frag in anchors and frag not in out and has_text(a) and not _inside(a, frag):
-            out[frag] = " ".join(text_of(a).split())
+        if page in pages and frag in anchors and frag not in out and has_text(el) and not _inside(el, frag):
+            out[frag] = PageLink(" ".join(text_of(el).split()), frag not in seen)
     return out
 
 
@@ -65,7 +88,7 @@ def anchor_ids(el: etree._Element) -> list[str]:
     return [i for i in dict.fromkeys(ids) if i]
 
 
-def starts_section(el: etree._Element, cur: OpenSection, linked: Mapping[str, str]) -> str | None:
+def starts_section(el: etree._Element, cur: OpenSection, linked: Mapping[str, PageLink]) -> str | None:
     """The linked id with which ``el`` starts a section, or None (not linked, or inside a paragraph)."""
     if not linked or cur.kind == "api":
         return None  # inside an API entry a linked parameter or member is a part of the entry, as its headings are
@@ -95,60 +118,76 @@ def _container(marker: etree._Element, main: etree._Element) -> etree._Element:
     return node
 
 
-def open_anchor(el: etree._Element, ident: str, host: OpenSection, before: OpenSection,
-                main: etree._Element) -> OpenSection:
+def open_anchor(el: etree._Element, ident: str, host: OpenSection, before: OpenSection, main: etree._Element,
+                opened: list[OpenSection]) -> OpenSection:
     """The section ``el`` starts under ``host`` where ``before`` was in effect (the section before it, or
     ``host``); its title and path are set when it ends (:func:`close_anchor`)."""
+    while before.into is not None:  # the section before it was too short to be one: it is where that one went
+        before = before.into
     sec = OpenSection(ident, [i for i in anchor_ids(el) if i != ident], "", host.raw_level + 1, ANCHOR, host.path,
                       opener=el if el.tag in ANCHOR_BLOCKS else _container(el, main), before=before)
     sec.prefix, before.prefix = before.prefix, ""  # a list item's marker goes with its text
+    # it starts where its heading's (or entry's) section starts: nothing of that section, nor a section, before it
+    sec.at_start = before.kind != ANCHOR and not before.blocks and (opened[-1] is before if opened else True)
     return sec
 
 
-def close_anchor(sec: OpenSection, opened: list[OpenSection], linked: Mapping[str, str],
+def close_anchor(sec: OpenSection, opened: list[OpenSection], linked: Mapping[str, PageLink],
                  opens: dict[etree._Element, int] | None, whole: bool) -> bool:
     """Title an anchor section that ends; one too short is no section: its text and ids go back to the section
     in effect before it (a marker before a heading, a footnote), as if nothing had started there. Nor is one that
     took all of its heading's text (``whole``: it ends with its heading's section, which has no text before it):
     it starts where the heading's section starts (Texinfo's index entries just below a heading), so it is that
-    section. True when it may still be: one that ended before its heading's section did (:func:`rejoin`)."""
+    section. True when it may still be: one that started where its heading's section starts (:func:`rejoin`)."""
     sec.flush()
     back = sec.before
     chars = sum(len(block) for block, _ in sec.blocks)
     if back is not None and (chars < MIN_ANCHOR_SECTION_CHARS or (whole and _starts_heading(sec))):
         if _fold(sec, back, opened, opens):
             return False
-    sec.title = anchor_title(sec, linked.get(sec.anchor or "", ""))
+    link = linked.get(sec.anchor or "")
+    sec.title = anchor_title(sec, link.text if link is not None else "")
     sec.short = sec.title
     sec.path = sec.path + (sec.title,)
     return _starts_heading(sec)
 
 
-def rejoin(sec: OpenSection, opened: list[OpenSection], opens: dict[etree._Element, int] | None) -> None:
-    """Give an anchor section that ended early (SQLAlchemy's ``<h2>asyncmy</h2><span id="module-…"></span><p>…``,
-    then a wrapper ``<section id>`` of the next heading) back to its heading when the heading's section ends with no
-    other text: it was all of it."""
-    if sec.before is not None and _starts_heading(sec):
-        _fold(sec, sec.before, opened, opens)
+def rejoin(sec: OpenSection, opened: list[OpenSection], linked: Mapping[str, PageLink],
+           opens: dict[etree._Element, int] | None, last: bool) -> None:
+    """Give an anchor section that started where its heading's section starts back to the heading when the
+    heading's section ends with no text of its own: a link to it lands where the heading is. So when it is the
+    ``last`` to end (SQLAlchemy's ``<h2>asyncmy</h2><span id="module-…"></span><p>…``, then a wrapper ``<section
+    id>`` of the next heading) and no section started after it, and, whatever followed it, when the page does not
+    list it ahead of it (Texinfo's ``<h4>Pipelines</h4><a class="index-entry-id" id="index-pipeline"></a><p>A
+    pipeline is…``, then an entry for a later paragraph: the index that links to them comes after). The entries
+    of a table of contents (SQLite's ``<h1>…</h1><dl><a name="abs"></a><dt>abs(X)``…) stay a section each."""
+    link = linked.get(sec.anchor or "")
+    anywhere = link is None or not link.ahead
+    if sec.before is not None and (last or anywhere) and _starts_heading(sec):
+        _fold(sec, sec.before, opened, opens, anywhere)
 
 
 def _starts_heading(sec: OpenSection) -> bool:
-    """Whether ``sec`` starts where a heading's (or entry's) section starts: nothing of that section before it."""
+    """Whether ``sec`` starts where a heading's (or entry's) section starts, which has no text of its own."""
     back = sec.before
-    return back is not None and back.kind != ANCHOR and not back.blocks
+    return back is not None and sec.at_start and not back.blocks
 
 
-def _fold(sec: OpenSection, back: OpenSection, opened: list[OpenSection],
-          opens: dict[etree._Element, int] | None) -> bool:
+def _fold(sec: OpenSection, back: OpenSection, opened: list[OpenSection], opens: dict[etree._Element, int] | None,
+          anywhere: bool = False) -> bool:
     """Put ``sec``'s text and ids back into ``back``, as if it had never started; False when a section started
-    after it (it can no longer be undone)."""
-    if not opened or opened[-1] is not sec:
+    after it, unless ``anywhere`` (each section after it then moves up one; those are anchor sections, and the
+    walk's ``closes`` never names one: only the heading, entry or preamble in effect again after an end)."""
+    at = next((i for i in range(len(opened) - 1, -1, -1) if opened[i] is sec), -1)
+    if at < 0 or (at < len(opened) - 1 and not anywhere):
         return False
-    opened.pop()
-    if opens:
-        el, index = next(reversed(opens.items()))  # the element that opened it: nothing opened since
-        if index == len(opened):
-            del opens[el]
+    del opened[at]
+    if opens:  # in the order opened: the element that opened it opens nothing now (its text is back's)
+        for el, index in list(takewhile(lambda item: item[1] >= at, reversed(opens.items()))):
+            if index == at:
+                del opens[el]
+            else:
+                opens[el] = index - 1
     back.blocks.extend(sec.blocks)
     back.block_links.extend(sec.block_links)
     back.chars += sec.chars
@@ -156,6 +195,7 @@ def _fold(sec: OpenSection, back: OpenSection, opened: list[OpenSection],
     back.counted = back.linked
     back.inner.extend([sec.anchor or "", *sec.aliases, *sec.inner])
     back.prefix = back.prefix or sec.prefix
+    sec.into = back
     return True
 
 

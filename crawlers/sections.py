@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from lxml import etree
 
-from crawlers.anchor_sections import ANCHOR, anchor_ids, close_anchor, open_anchor, rejoin, starts_section
+from crawlers.anchor_sections import ANCHOR, PageLink, anchor_ids, close_anchor, open_anchor, rejoin, starts_section
 from crawlers.api_entries import (
     API_DL, API_HEADING_CLASSES, CALLABLE_DL, ENTRY_PART_TITLES, JAVA_SIGNATURE, MAX_API_TITLE, RUSTDOC_ANCHOR,
     SYMBOL_HEADING, entry_dl, rustdoc_name,
@@ -79,7 +79,7 @@ def _in_box(heading: etree._Element, main: etree._Element) -> bool:
 def walk_sections(
     main: etree._Element, anchors: frozenset[str], html_title: str, skip: frozenset[etree._Element],
     opens: dict[etree._Element, int] | None = None, closes: dict[etree._Element, int] | None = None,
-    linked: Mapping[str, str] | None = None,
+    linked: Mapping[str, PageLink] | None = None,
 ) -> tuple[tuple[ExtractedSection, ...], str, int, int]:
     """(sections, page title, API entry count, heading count) of the main region.
 
@@ -111,7 +111,8 @@ def walk_sections(
     actions = START_ACTIONS
     links = linked or {}
 
-    ended: list[OpenSection] = []  # anchor sections that ended where their heading's section started
+    at_start: list[OpenSection] = []  # anchor sections that started where their heading's section starts
+    ended: list[OpenSection] = []  # of them, the one that ended at the latest anchor start or since
 
     def end_anchors(whole: bool = True) -> OpenSection:
         """Ends the anchor section in effect (they never nest) with its parent's (``whole``) or at the next anchor;
@@ -121,9 +122,13 @@ def walk_sections(
         while stack and stack[-1].kind == ANCHOR:
             sec = stack.pop()
             if close_anchor(sec, opened, links, opens, whole):
+                at_start.append(sec)
                 ended.append(sec)
-        while whole and ended:
-            rejoin(ended.pop(), opened, opens)
+        while whole and at_start:
+            sec = at_start.pop()
+            rejoin(sec, opened, links, opens, last=any(s is sec for s in ended))
+        if whole:
+            ended.clear()
         return stack[-1] if stack else preamble
 
     for event, el in walker:
@@ -243,7 +248,7 @@ def walk_sections(
         elif start is not None:
             cur.flush()
             before = cur
-            cur = open_anchor(el, start, end_anchors(whole=False), before, main)
+            cur = open_anchor(el, start, end_anchors(whole=False), before, main, opened)
             if opens is not None:
                 opens[el] = len(opened)
             opened.append(cur)

@@ -120,3 +120,49 @@ def test_an_anchor_that_takes_all_of_its_headings_text_is_that_headings_section(
     assert [(s.anchor, s.kind) for s in ex.sections] == [("t", "heading"), ("asyncmy", "heading"), ("url", "heading")]
     assert ex.sections[1].text == "Support for the MySQL database via the asyncmy driver."
     assert section_owners(ex.sections)["module-asyncmy"] == "asyncmy"
+
+
+TEXINFO_URL = "http://127.0.0.1:8000/bashref.html"
+
+
+def texinfo(index_elsewhere: bool = False) -> Extracted:
+    """The page, or the page with its index on another page (no link of its own to the index entries)."""
+    page = (FIXTURES / "texinfo_index_entries.html").read_text()
+    return extract(page.replace('href="#index-', 'href="index.html#index-') if index_elsewhere else page, TEXINFO_URL)
+
+
+def test_index_entries_just_below_a_heading_leave_the_heading_its_text() -> None:
+    """Texinfo (bash-doc): <h4>Pipelines</h4>, index markers, the first paragraph, more markers, more paragraphs;
+    the index that links to the markers comes at the end of the page."""
+    ex, unlinked = texinfo(), texinfo(index_elsewhere=True)
+    pipelines = by_id(ex, "Pipelines-1")
+    assert pipelines.text == ("A pipeline is a sequence of one or more commands separated by one of the control "
+                              "operators ‘|’ or ‘|&’.")
+    owners = section_owners(ex.sections)
+    assert {owners[i] for i in ("index-pipeline", "index-commands_002c-pipelines", "index-time", "index-_0021")} == {
+        "Pipelines-1"}
+    # an entry further down still starts a section of its own, under its heading
+    timing = by_id(ex, "index-command-timing")
+    assert (timing.kind, timing.title, timing.path[-2:]) == ("anchor", "The format for a pipeline is",
+                                                             ("3.2.3 Pipelines", "The format for a pipeline is"))
+    assert pipelines.text + "\n\n" + timing.text == by_id(unlinked, "Pipelines-1").text
+    # a heading whose one entry took all of its text, and one with an entry at its start then a subsection
+    for anchor in ("Shell-Commands-1", "Lists-1"):
+        assert by_id(ex, anchor).text == by_id(unlinked, anchor).text != ""
+    assert (owners["index-commands_002c-lists"], owners["index-commands_002c-shell"]) == ("Lists-1", "Shell-Commands-1")
+    assert [s.anchor for s in ex.sections if s.kind == "anchor"] == ["index-command-timing"]
+    lines = ex.run_text.split("\n")
+    tag = {key: ex.sections[ex.run_tags[next(i for i, line in enumerate(lines) if line.startswith(key))]].anchor
+           for key in ("A pipeline is", "The format for a pipeline", "A list is")}
+    assert tag == {"A pipeline is": "Pipelines-1", "The format for a pipeline": "index-command-timing",
+                   "A list is": "Lists-1"}  # text directives land in the same sections
+
+
+def test_entries_the_table_of_contents_lists_are_sections_when_their_heading_has_nothing_else() -> None:
+    """SQLite's list of functions without the page's footer after it: its heading keeps no text, and the first
+    entry is still a section of its own, since the page lists it ahead of it, as it lists the others."""
+    page = (FIXTURES / "sqlite_anchor_entries.html").read_text()
+    footer = page.index('<p align="center"><small><i>This page last modified')
+    ex = extract(page[:footer] + "</body></html>", SQLITE_URL)
+    assert {s.anchor: s.title for s in ex.sections if s.kind == "anchor"} == SQLITE_ENTRIES
+    assert by_id(ex, "descriptions_of_built_in_scalar_sql_functions").text == ""
