@@ -5,7 +5,8 @@
 Each checkout's ``crawlers.extract.extract`` parses every HTML file under each site's root (the bytes a server on
 127.0.0.1 would send, under the URL it would send them from) in a subprocess with that checkout on ``PYTHONPATH``.
 Per site it prints: sections before and after, sections added, sections where a heading (or an API entry) exists
-that changed (anchor, title, level, path, kind; and text separately), sections lost, and the smallest added ones.
+that changed (anchor, title, level, path, kind; and text separately, and of those how many had text and have none:
+an added section took all of it), sections lost, and the smallest added ones.
 Without SITE=DIR it compares the five dev sites.
 """
 
@@ -58,7 +59,7 @@ def compare(old: dict[str, list[list]], new: dict[str, list[list]]) -> dict:
     before = sum(len(v) for v in old.values())
     after = sum(len(v) for v in new.values())
     added: list[list] = []
-    changed = text_changed = lost = 0
+    changed = text_changed = emptied = lost = 0
     examples: list[str] = []
     for url in sorted(set(old) | set(new)):
         olds, news = old.get(url, []), new.get(url, [])
@@ -74,11 +75,12 @@ def compare(old: dict[str, list[list]], new: dict[str, list[list]]) -> dict:
                 examples.append(f"{url}#{o[1]}: {o[2:6]} → {n[2:6]}")
             elif o[6] != n[6]:
                 text_changed += 1
+                emptied += bool(o[6]) and not n[6]
                 examples.append(f"{url}#{o[1]}: text {len(o[6])} → {len(n[6])} chars")
-    smallest = sorted(added, key=lambda s: len(s[6]))[:SMALLEST_SHOWN]
+    smallest = [f"{s[0].removeprefix(BASE)}#{s[1]} {s[2]!r} ({len(s[6])} chars)"
+                for s in sorted(added, key=lambda s: len(s[6]))[:SMALLEST_SHOWN]]
     return {"before": before, "after": after, "added": len(added), "changed": changed, "text_changed": text_changed,
-            "lost": lost, "smallest": [f"{s[0].removeprefix(BASE)}#{s[1]} {s[2]!r} ({len(s[6])} chars)"
-                                       for s in smallest], "examples": examples[:5]}
+            "emptied": emptied, "lost": lost, "smallest": smallest, "examples": examples[:5]}
 
 
 def main() -> None:
@@ -88,13 +90,13 @@ def main() -> None:
     parser.add_argument("sites", nargs="*", help="NAME=DIR (default: the five dev sites)")
     args = parser.parse_args()
     sites = dict(s.split("=", 1) for s in args.sites) if args.sites else DEV_SITES
-    print("| site | before | after | added | changed where a heading exists | its text changed | lost | "
-          "smallest added |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| site | before | after | added | changed where a heading exists | its text changed | of them emptied | "
+          "lost | smallest added |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, root in sites.items():
         r = compare(dump(args.old, root), dump(args.new, root))
         print(f"| {name} | {r['before']} | {r['after']} | {r['added']} | {r['changed']} | {r['text_changed']} | "
-              f"{r['lost']} | {'; '.join(r['smallest']) or '–'} |", flush=True)
+              f"{r['emptied']} | {r['lost']} | {'; '.join(r['smallest']) or '–'} |", flush=True)
         for line in r["examples"]:
             print(f"    {line}", file=sys.stderr)
 
