@@ -20,6 +20,7 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
+from crawlers.anchor_sections import linked_here
 from crawlers.chrome import body_chrome, main_region
 from crawlers.html import MAX_DEPTH, link_text, nested_too_deep, parse_html
 from crawlers.mentions import RawMention, page_mentions
@@ -68,8 +69,9 @@ class Extracted:
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
 # of a map written by another version parses every page again instead of trusting "304 Not Modified".
-EXTRACTOR_VERSION = 6  # 5: what each link says about its target (crawlers.mentions), each page's visible text; 6: the
-# text left out of it that a browser might search (crawlers.visible_text.hidden_text)
+EXTRACTOR_VERSION = 7  # 5: what each link says about its target (crawlers.mentions), each page's visible text; 6: the
+# text left out of it that a browser might search (crawlers.visible_text.hidden_text); 7: a section for every anchor
+# the page links to (crawlers.anchor_sections)
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
@@ -108,12 +110,15 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
     main, in_body = main_region(root)
     chrome = body_chrome(main, in_body)
     html_title = clean_title(_text(root.find(".//title"))) or _text(next(iter(_HEADER_TITLE(root)), None))
-    opens: dict[etree._Element, int] = {}
-    closes: dict[etree._Element, int] = {main: OUTSIDE}
-    sections, page_title, api_count, heading_count = walk_sections(main, anchors, html_title, chrome, opens, closes)
     base_page = base.partition("#")[0]
     base_dir = _directory(base_page)
-    mentions = page_mentions(main, lambda href: _absolute(href, base_page, base_dir), chrome)
+    resolve = functools.partial(_absolute, base_page=base_page, base_dir=base_dir)
+    linked = linked_here(root, resolve, (base_page, url.partition("#")[0]), anchors)
+    opens: dict[etree._Element, int] = {}
+    closes: dict[etree._Element, int] = {main: OUTSIDE}
+    sections, page_title, api_count, heading_count = walk_sections(main, anchors, html_title, chrome, opens, closes,
+                                                                   linked)
+    mentions = page_mentions(main, resolve, chrome)
     hint = "API reference" if api_count >= 3 and api_count > heading_count else None
     navigation = _is_navigation(main)
     hiding = not isinstance(html, bytes) or may_hide(html)

@@ -36,7 +36,8 @@ class Section:
 
     ``anchor`` is an id that exists in the page (or ``None`` when the heading
     has none); ``path`` holds the titles from the page title down to and
-    including this section; ``kind`` is ``"heading"`` or ``"api"``.
+    including this section; ``kind`` is ``"heading"``, ``"api"`` or ``"anchor"`` (an anchor the page links to,
+    not a heading: :mod:`crawlers.anchor_sections`).
     """
 
     anchor: str | None

@@ -34,7 +34,7 @@ class ExtractedSection:
     title: str
     level: int
     path: tuple[str, ...]
-    kind: str  # "heading" | "api"
+    kind: str  # "heading" | "api" | "anchor" (an anchor the page links to: crawlers.anchor_sections)
     text: str
     aliases: tuple[str, ...] = ()
     inner_ids: tuple[str, ...] = ()
@@ -52,6 +52,10 @@ class OpenSection:
     path: tuple[str, ...]
     short: str = ""
     dl: etree._Element | None = None
+    opener: etree._Element | None = None  # a linked block element whose end ends the section (crawlers.anchor_sections)
+    before: OpenSection | None = None  # the section in effect where an anchor section starts: too short, it rejoins it
+    at_start: bool = False  # an anchor section that starts where its heading's section starts: it may be that one
+    into: OpenSection | None = None  # the section an anchor section's text and ids went back to: it is no section
     sig: bool = False
     blocks: list[tuple[str, bool]] = field(default_factory=list)
     block_links: list[int] = field(default_factory=list)  # link characters of each block

@@ -1,16 +1,22 @@
 """The section walk: one pass over a page's main region, for :mod:`crawlers.extract`.
 
-Headings and API/definition entries open sections; every other element's text goes to the innermost open
-section (:mod:`crawlers.section_text`). Headings are anchored by :mod:`crawlers.heading_anchors`; API entries
-are named the way their generator does (Sphinx's ``dl.py``, rustdoc's ``method.new``, Javadoc's overloads,
-GTK-Doc's symbols), and what is chrome (:mod:`crawlers.chrome`) is skipped.
+Headings, API/definition entries and the anchors the page links to (:mod:`crawlers.anchor_sections`) open
+sections; every other element's text goes to the innermost open section (:mod:`crawlers.section_text`). Headings
+are anchored by :mod:`crawlers.heading_anchors`; API entries are known and named the way their generator does
+(:mod:`crawlers.api_entries`), and what is chrome (:mod:`crawlers.chrome`) is skipped.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
 
 from lxml import etree
+
+from crawlers.anchor_sections import ANCHOR, PageLink, anchor_ids, close_anchor, open_anchor, rejoin, starts_section
+from crawlers.api_entries import (
+    API_DL, API_HEADING_CLASSES, CALLABLE_DL, ENTRY_PART_TITLES, JAVA_SIGNATURE, MAX_API_TITLE, RUSTDOC_ANCHOR,
+    SYMBOL_HEADING, entry_dl, rustdoc_name,
+)
 
 from crawlers.chrome import chrome_free_text, chrome_free_text_raw, is_chrome
 from crawlers.heading_anchors import marker_ids, resolve_heading
@@ -18,32 +24,10 @@ from crawlers.html import BLOCKS, HEADINGS, link_text, text_of
 from crawlers.section_text import ExtractedSection, OpenSection, finish_sections
 
 MAX_SECTIONS = 20_000  # sections kept per page; the rest of a runaway page is ignored
-MAX_API_TITLE = 80
-API_DL = frozenset({"py", "c", "cpp", "js", "rst", "java", "std", "http", "dj"})
-CALLABLE_DL = frozenset({"function", "method", "classmethod", "staticmethod", "decorator", "decoratormethod", "coroutinefunction", "coroutinemethod"})
-# rustdoc's item ids ("method.push", "impl-Debug"); Javadoc's "method-summary" and "method-detail" are not items
-RUSTDOC_ANCHOR = re.compile(r"^(?:(method|tymethod|structfield|variant|associatedtype|associatedconstant)\.|(impl)-)")
-NOTE_DL = frozenset({"footnote", "citation", "field-list"})
 _TITLE_TAILS = (" - ", " — ", " – ", " | ", " · ", " :: ", ": ")  # what separates a page's name from the site's
-API_HEADING_CLASSES = frozenset({"code-header", "memtitle", "method", "fn", "impl"})
 # Boxes whose heading titles the box, not a section: DocBook writes <div class="note"><h3 class="title">Note</h3>.
 # Taken as sections, every later entry of the page nested under the last "Note".
 ADMONITION_CLASSES = frozenset({"note", "tip", "warning", "caution", "important", "admonition"})
-# Parts of one API entry that some generators title with headings (GTK-Doc: <h4>Parameters</h4>,
-# <h4>Returns</h4> under each function). Under an API entry they are its text: as sections of their
-# own, half of GLib's sections were one-line fragments ("TRUE if the key was found") cut off from the
-# function they describe. Their ids stay valid link targets.
-ENTRY_PART_TITLES = frozenset({"parameters", "returns", "return value", "return values", "members", "values",
-                               "arguments", "throws", "exceptions", "raises", "yields", "since"})
-# Javadoc's member ids: "toBoolean(java.lang.String)", "<init>(int,int)"
-_JAVA_SIGNATURE = re.compile(r"(?P<name>[\w$<>]+)\((?P<params>[\w$.,\[\]<>? ]*)\)")
-# A heading that is one C-style symbol documents that symbol (GTK-Doc: "g_hash_table_new ()",
-# "struct GHashTableIter", "G_N_ELEMENTS()", "G_MAXUINT"); plain CamelCase words are left as headings.
-_SYMBOL_HEADING = re.compile(
-    r"(?:(?P<kind>struct|enum|union|typedef)\s+(?P<typed>[A-Za-z_]\w*)"
-    r"|(?P<called>[A-Za-z_]\w*)\s*\(\s*\)"
-    r"|(?P<const>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+))"
-)
 _INLINE, _HEADING, _ENTRY, _PRE, _ITEM, _BLOCK, _CELL, _CODE = range(8)
 START_ACTIONS: dict[str, int] = {
     **{t: _HEADING for t in HEADINGS}, **{t: _BLOCK for t in BLOCKS},
@@ -80,23 +64,6 @@ def _hidden(el: etree._Element, skip: frozenset[etree._Element]) -> bool:
     return False
 
 
-def _rustdoc_name(anchor: str | None) -> str:
-    """``method.new`` → ``new()``, ``structfield.len`` → ``len``; "" for other anchors."""
-    m = RUSTDOC_ANCHOR.match(anchor or "")
-    if not m or m.group(2) == "impl":
-        return ""
-    name = anchor[m.end():] if anchor else ""
-    return f"{name}()" if m.group(1) in ("method", "tymethod") else name
-
-
-def _entry_dl(dt: etree._Element) -> tuple[etree._Element | None, set[str]]:
-    dl = dt.getparent()
-    if dl is None or dl.tag != "dl":
-        return None, set()
-    classes = set(dl.get("class", "").split())
-    if classes & NOTE_DL:
-        return None, classes
-    return dl, classes
 
 
 def _in_box(heading: etree._Element, main: etree._Element) -> bool:
@@ -112,8 +79,12 @@ def _in_box(heading: etree._Element, main: etree._Element) -> bool:
 def walk_sections(
     main: etree._Element, anchors: frozenset[str], html_title: str, skip: frozenset[etree._Element],
     opens: dict[etree._Element, int] | None = None, closes: dict[etree._Element, int] | None = None,
+    linked: Mapping[str, PageLink] | None = None,
 ) -> tuple[tuple[ExtractedSection, ...], str, int, int]:
     """(sections, page title, API entry count, heading count) of the main region.
+
+    ``linked``: the page's anchors its own links point at (→ the link's text); each starts a section where it sits
+    between blocks (:mod:`crawlers.anchor_sections`).
 
     ``opens`` and ``closes``, when given, learn where the text's section changes: the element that opens each
     section (→ its index), and each API entry list after whose end its parent's section (→ its index, or -1 for
@@ -138,6 +109,28 @@ def walk_sections(
     cur = preamble
     breaks = END_BREAKS
     actions = START_ACTIONS
+    links = linked or {}
+
+    at_start: list[OpenSection] = []  # anchor sections that started where their heading's section starts
+    ended: list[OpenSection] = []  # of them, the one that ended at the latest anchor start or since
+
+    def end_anchors(whole: bool = True) -> OpenSection:
+        """Ends the anchor section in effect (they never nest) with its parent's (``whole``) or at the next anchor;
+        returns the section in effect again."""
+        if not whole:
+            ended.clear()
+        while stack and stack[-1].kind == ANCHOR:
+            sec = stack.pop()
+            if close_anchor(sec, opened, links, opens, whole):
+                at_start.append(sec)
+                ended.append(sec)
+        while whole and at_start:
+            sec = at_start.pop()
+            rejoin(sec, opened, links, opens, last=any(s is sec for s in ended))
+        if whole:
+            ended.clear()
+        return stack[-1] if stack else preamble
+
     for event, el in walker:
         tag = el.tag
         if event == "end":
@@ -147,12 +140,18 @@ def walk_sections(
                 if tag == "li":
                     li_depth = max(0, li_depth - 1)
                 elif tag == "dl" and stack and any(s.dl is el for s in stack):
+                    end_anchors()
                     while stack:
                         if stack.pop().dl is el:
                             break
                     cur = stack[-1] if stack else preamble
                     if closes is not None:
                         closes[el] = next((i for i in range(len(opened) - 1, -1, -1) if opened[i] is cur), -1)
+            if stack and stack[-1].opener is el:  # a linked block (a headless <section id>) ends its section, as
+                cur.flush()  # does the end of a marker's container (which holds its heading when nothing is between)
+                cur = end_anchors(whole=stack[-1].anchor not in anchor_ids(el))
+                if closes is not None:
+                    closes[el] = next((i for i in range(len(opened) - 1, -1, -1) if opened[i] is cur), -1)
             tail = el.tail
             if tail and (cur.inline or not tail.isspace()) and el is not main:
                 cur.inline.append(tail)
@@ -168,6 +167,7 @@ def walk_sections(
         if action == _HEADING and len(opened) < MAX_SECTIONS:
             cur.flush()
             walker.skip_subtree()
+            end_anchors()
             raw = int(tag[1])
             while stack and stack[-1].dl is None and stack[-1].raw_level >= raw:
                 stack.pop()
@@ -177,11 +177,11 @@ def walk_sections(
             title = chrome_free_text(el)
             anchor, aliases, from_marker = resolve_heading(el, main, anchors)
             cls = set(el.get("class", "").split())
-            symbol = _SYMBOL_HEADING.fullmatch(title.strip())
+            symbol = SYMBOL_HEADING.fullmatch(title.strip())
             is_api = bool(cls & API_HEADING_CLASSES) or symbol is not None or bool(
                 anchor and (("(" in anchor and (from_marker or anchor.endswith(")"))) or RUSTDOC_ANCHOR.match(anchor))
             )
-            overload = _JAVA_SIGNATURE.fullmatch(anchor or "")
+            overload = JAVA_SIGNATURE.fullmatch(anchor or "")
             if overload and overload["name"] == title.strip():  # Javadoc: "toBoolean" ×6 → "toBoolean(String)"
                 params = [p.strip().rsplit(".", 1)[-1] for p in overload["params"].split(",") if p.strip()]
                 title = f"{title.strip()}({', '.join(params)})"
@@ -191,7 +191,7 @@ def walk_sections(
                 path: tuple[str, ...] = (page_title,)
             else:
                 path = (top.path if top is not None else (page_title,)) + (title,)
-            short = _rustdoc_name(anchor) or title
+            short = rustdoc_name(anchor) or title
             if is_api and short != title:
                 title = short
                 path = path[:-1] + (title,)
@@ -203,11 +203,12 @@ def walk_sections(
             cur = sec
             continue
         if action == _ENTRY and len(opened) < MAX_SECTIONS:
-            dl, classes = _entry_dl(el)
+            dl, classes = entry_dl(el)
             ids = marker_ids(el) if dl is not None else []
             if ids:
                 cur.flush()
                 walker.skip_subtree()
+                end_anchors()
                 while stack and stack[-1].dl is dl:
                     stack.pop()
                 top = stack[-1] if stack else None
@@ -238,14 +239,22 @@ def walk_sections(
                 cur = sec
                 continue
         ident = el.get("id")
-        if ident:
-            if (cur.anchor is None and tag == "section" and cur is not preamble and ident in anchors
-                    and next(el.iter(*HEADINGS), None) is None):
-                # Javadoc: <h1>Class X</h1> (no id), then <section id="class-description"> with no heading of its
-                # own (one with a heading lends its id to that heading's section instead)
-                cur.anchor = ident
-            else:
-                cur.inner.append(ident)
+        start = starts_section(el, cur, links) if links and len(opened) < MAX_SECTIONS else None
+        if (ident and cur.anchor is None and tag == "section" and cur is not preamble and ident in anchors
+                and next(el.iter(*HEADINGS), None) is None):
+            # Javadoc: <h1>Class X</h1> (no id), then <section id="class-description"> with no heading of its
+            # own (one with a heading lends its id to that heading's section instead)
+            cur.anchor = ident
+        elif start is not None:
+            cur.flush()
+            before = cur
+            cur = open_anchor(el, start, end_anchors(whole=False), before, main, opened)
+            if opens is not None:
+                opens[el] = len(opened)
+            opened.append(cur)
+            stack.append(cur)
+        elif ident:
+            cur.inner.append(ident)
         if tag == "div" and el.get("class") == "fragment":  # Doxygen's code: one <div class="line"> a line
             walker.skip_subtree()
             if cur.inline:
@@ -254,7 +263,7 @@ def walk_sections(
             if code.strip():
                 cur.add(f"```\n{code.strip(chr(10))}\n```")
             continue
-        if tag == "a" and el.get("name"):
+        if tag == "a" and el.get("name") and start is None:
             cur.inner.append(el.get("name"))
         if tag == "a" and el.get("href"):
             cur.linked += len("".join(text_of(el).split()))
@@ -287,6 +296,7 @@ def walk_sections(
         if text and (cur.inline or not text.isspace()):
             cur.inline.append(text)
     (stack[-1] if stack else preamble).flush()
+    end_anchors()
     for sec in stack:
         sec.flush()
     preamble.flush()

@@ -46,7 +46,7 @@ _ATTRIBUTE_END = frozenset(b" \t\n\r>=/")
 _SOFT_HYPHEN = "\xad"  # zero width: find-in-page reads past it
 PERMALINK_CLASS = "headerlink"  # Sphinx's ¶: visibility: hidden until hovered, in every Sphinx theme
 # Elements whose start may change the section in effect (a heading, an API entry's term), or whose end may (an API
-# entry list, the main region): only they are looked up in ``opens`` and ``closes``.
+# entry list, the main region): only they, and elements with an id or name, are looked up in ``opens`` and ``closes``.
 _OPENERS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "dt"})
 _SKIPPED = INVISIBLE_TAGS | {etree.Comment, etree.ProcessingInstruction, etree.Entity}
 # Left out and never searched by Chromium (measured: scripts/probe_text_directives.py): their text is not kept aside.
@@ -120,7 +120,7 @@ def visible_runs(
     with newlines, each run's section index, every id (and ``<a name>``) → the index of the run its element starts at,
     and the text left out that a browser might search (None when there is more than :data:`MAX_HIDDEN_CHARS`).
 
-    ``opens``: element → the section index that starts with it (a heading, an API entry's ``dt``);
+    ``opens``: element → the section index that starts with it (a heading, an API entry's ``dt``, a linked anchor);
     ``closes``: element → the section index in effect again after its end (an API entry's ``dl``, the main region);
     ``may_hide``: False when the page's source has no attribute that hides an element (see :func:`may_hide`).
     One pass, written for speed (it runs on every page of every crawl): the flush is inline.
@@ -179,10 +179,11 @@ def visible_runs(
         ident = el.get("id")
         if ident:
             ids.setdefault(ident, len(runs))
-        if tag == "a":
-            name = el.get("name")
-            if name:
-                ids.setdefault(name, len(runs))
+        name = el.get("name") if tag == "a" else None
+        if name:
+            ids.setdefault(name, len(runs))
+        if (ident or name) and tag not in openers:  # an anchor the page links to may start a section
+            section = opens.get(el, section)
         text = el.text
         if text:
             add(text)

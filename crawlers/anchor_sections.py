@@ -1,0 +1,211 @@
+"""Sections that start at an anchor the page links to, heading or not, for :mod:`crawlers.sections`.
+
+Some reference pages mark each entry with a named anchor before a block, not with a heading
+(SQLite's ``<a name="abs"></a><dt>abs(X)</dt><dd>…``, old Doxygen's ``<a name="x"></a><div class="memitem">``),
+and list the entries at the top with ``href="#x"`` links. The page's own links say where its sections start:
+an id or ``<a name>`` that a link of the page points at starts a section when it sits between blocks (an empty
+marker, or a block element with that id) outside an API entry, and the section runs to the next section start (such an anchor, a
+heading, an API entry), the end of the block that holds the id (a headless ``<section id>``) or the marker (a
+``<dl>`` of entries), or the end of the API entry list it is in. A section with less than
+:data:`MIN_ANCHOR_SECTION_CHARS` of text is no section: its text and ids stay where they were (a marker just
+before a heading, a footnote). Nor is one that starts where its heading's section starts when the heading would
+keep no text of its own (Texinfo's index markers just below a heading: a link to one lands on the heading), unless
+the page lists it ahead of it, as a table of contents lists its entries (SQLite's first function, just below its
+heading, is a section like the others); the later anchors under that heading still start sections. Links from
+other pages are not used: the page is parsed once, alone, and its sections must not depend on pages fetched after
+it (nor change under a ``304 Not Modified``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from itertools import takewhile
+
+from lxml import etree
+
+from crawlers.html import BLOCKS, has_text, text_of
+from crawlers.section_text import OpenSection
+
+# Measured on SQLite's pages (sqlite3-doc): its shortest real entries are its math functions, 36 to 90 characters
+# ("pi()  Return an approximation for π."), each the answer to a question; below 30 are a page's navigation
+# ("[Contents][Index]", 17), a figure's caption (25), "No longer in use." (19) and, most of all, markers with no
+# text of their own (before a heading, or where a heading's section already starts).
+MIN_ANCHOR_SECTION_CHARS = 30
+MAX_ANCHOR_TITLE = 80
+MAX_CONTAINER_CLIMB = 5  # parents a marker may open (a <p> in an <li> in a <ul>…)
+ANCHOR = "anchor"  # the kind of such a section (beside "heading" and "api")
+# Elements that start a section by their own id (a marker without text starts one whatever its tag).
+ANCHOR_BLOCKS = BLOCKS | {"dt", "li", "pre"}
+
+
+@dataclass(frozen=True, slots=True)
+class PageLink:
+    """The first text link of a page to one of its anchors: its words, and whether it comes before the anchor (a
+    table of contents lists the entries that follow it; an index, a "see above" point back at what precedes)."""
+
+    text: str
+    ahead: bool
+
+
+def linked_here(root: etree._Element, resolve: Callable[[str], str | None], here: Iterable[str],
+                anchors: frozenset[str]) -> dict[str, PageLink]:
+    """Every anchor of the page that one of its own links points at → the first such link.
+
+    A permalink (a link of glyphs alone, like Sphinx's ``¶`` beside each parameter, or a link inside the element it
+    points at) is written by the generator on every such element: it says nothing about where a section starts."""
+    pages = set(here)
+    out: dict[str, PageLink] = {}
+    seen: set[str] = set()  # the ids met so far, in document order
+    for el in root.iter(etree.Element):
+        ident = el.get("id")
+        if ident:
+            seen.add(ident)
+        if el.tag != "a":
+            continue
+        name, href = el.get("name"), el.get("href")
+        if name:
+            seen.add(name)
+        if not href or "#" not in href:
+            continue
+        target = resolve(href)
+        if target is None:
+            continue
+        page, _, frag = target.partition("#")
+        if page in pages and frag in anchors and frag not in out and has_text(el) and not _inside(el, frag):
+            out[frag] = PageLink(" ".join(text_of(el).split()), frag not in seen)
+    return out
+
+
+def _inside(a: etree._Element, ident: str) -> bool:
+    """Whether the link ``a`` lies in the element with id (or name) ``ident``."""
+    return any(ident in anchor_ids(el) for el in a.iterancestors()) or ident in anchor_ids(a)
+
+
+def anchor_ids(el: etree._Element) -> list[str]:
+    """The ids an element lands on: its ``id`` and, for an ``<a>``, its ``name``."""
+    ids = [el.get("id") or "", el.get("name") or "" if el.tag == "a" else ""]
+    return [i for i in dict.fromkeys(ids) if i]
+
+
+def starts_section(el: etree._Element, cur: OpenSection, linked: Mapping[str, PageLink]) -> str | None:
+    """The linked id with which ``el`` starts a section, or None (not linked, or inside a paragraph)."""
+    if not linked or cur.kind == "api":
+        return None  # inside an API entry a linked parameter or member is a part of the entry, as its headings are
+    ident = next((i for i in anchor_ids(el) if i in linked), None)
+    if ident is None or (cur.anchor is not None and ident == cur.anchor):
+        return None
+    if any(not part.isspace() for part in cur.inline):
+        return None  # a target in the middle of a sentence (a footnote reference) starts nothing
+    if el.tag not in ANCHOR_BLOCKS and has_text(el):
+        return None
+    return ident
+
+
+def _container(marker: etree._Element, main: etree._Element) -> etree._Element:
+    """The element a marker's section ends with: its parent (SQLite's last ``<a name>`` of a ``<dl>`` ends with the
+    list, not with the page's footer), or the parent's parent when the marker opens the parent (a ``<p>`` that
+    starts with an ``<a name>`` is the first paragraph of the section, not all of it)."""
+    node = marker
+    for _ in range(MAX_CONTAINER_CLIMB):
+        parent = node.getparent()
+        if parent is None or node is main:
+            return node
+        if (parent.text or "").strip() or any(has_text(sib) or (sib.tail or "").strip()
+                                               for sib in node.itersiblings(preceding=True)):
+            return parent
+        node = parent
+    return node
+
+
+def open_anchor(el: etree._Element, ident: str, host: OpenSection, before: OpenSection, main: etree._Element,
+                opened: list[OpenSection]) -> OpenSection:
+    """The section ``el`` starts under ``host`` where ``before`` was in effect (the section before it, or
+    ``host``); its title and path are set when it ends (:func:`close_anchor`)."""
+    while before.into is not None:  # the section before it was too short to be one: it is where that one went
+        before = before.into
+    sec = OpenSection(ident, [i for i in anchor_ids(el) if i != ident], "", host.raw_level + 1, ANCHOR, host.path,
+                      opener=el if el.tag in ANCHOR_BLOCKS else _container(el, main), before=before)
+    sec.prefix, before.prefix = before.prefix, ""  # a list item's marker goes with its text
+    # it starts where its heading's (or entry's) section starts: nothing of that section, nor a section, before it
+    sec.at_start = before.kind != ANCHOR and not before.blocks and (opened[-1] is before if opened else True)
+    return sec
+
+
+def close_anchor(sec: OpenSection, opened: list[OpenSection], linked: Mapping[str, PageLink],
+                 opens: dict[etree._Element, int] | None, whole: bool) -> bool:
+    """Title an anchor section that ends; one too short is no section: its text and ids go back to the section
+    in effect before it (a marker before a heading, a footnote), as if nothing had started there. Nor is one that
+    took all of its heading's text (``whole``: it ends with its heading's section, which has no text before it):
+    it starts where the heading's section starts (Texinfo's index entries just below a heading), so it is that
+    section. True when it may still be: one that started where its heading's section starts (:func:`rejoin`)."""
+    sec.flush()
+    back = sec.before
+    chars = sum(len(block) for block, _ in sec.blocks)
+    if back is not None and (chars < MIN_ANCHOR_SECTION_CHARS or (whole and _starts_heading(sec))):
+        if _fold(sec, back, opened, opens):
+            return False
+    link = linked.get(sec.anchor or "")
+    sec.title = anchor_title(sec, link.text if link is not None else "")
+    sec.short = sec.title
+    sec.path = sec.path + (sec.title,)
+    return _starts_heading(sec)
+
+
+def rejoin(sec: OpenSection, opened: list[OpenSection], linked: Mapping[str, PageLink],
+           opens: dict[etree._Element, int] | None, last: bool) -> None:
+    """Give an anchor section that started where its heading's section starts back to the heading when the
+    heading's section ends with no text of its own: a link to it lands where the heading is. So when it is the
+    ``last`` to end (SQLAlchemy's ``<h2>asyncmy</h2><span id="module-…"></span><p>…``, then a wrapper ``<section
+    id>`` of the next heading) and no section started after it, and, whatever followed it, when the page does not
+    list it ahead of it (Texinfo's ``<h4>Pipelines</h4><a class="index-entry-id" id="index-pipeline"></a><p>A
+    pipeline is…``, then an entry for a later paragraph: the index that links to them comes after). The entries
+    of a table of contents (SQLite's ``<h1>…</h1><dl><a name="abs"></a><dt>abs(X)``…) stay a section each."""
+    link = linked.get(sec.anchor or "")
+    anywhere = link is None or not link.ahead
+    if sec.before is not None and (last or anywhere) and _starts_heading(sec):
+        _fold(sec, sec.before, opened, opens, anywhere)
+
+
+def _starts_heading(sec: OpenSection) -> bool:
+    """Whether ``sec`` starts where a heading's (or entry's) section starts, which has no text of its own."""
+    back = sec.before
+    return back is not None and sec.at_start and not back.blocks
+
+
+def _fold(sec: OpenSection, back: OpenSection, opened: list[OpenSection], opens: dict[etree._Element, int] | None,
+          anywhere: bool = False) -> bool:
+    """Put ``sec``'s text and ids back into ``back``, as if it had never started; False when a section started
+    after it, unless ``anywhere`` (each section after it then moves up one; those are anchor sections, and the
+    walk's ``closes`` never names one: only the heading, entry or preamble in effect again after an end)."""
+    at = next((i for i in range(len(opened) - 1, -1, -1) if opened[i] is sec), -1)
+    if at < 0 or (at < len(opened) - 1 and not anywhere):
+        return False
+    del opened[at]
+    if opens:  # in the order opened: the element that opened it opens nothing now (its text is back's)
+        for el, index in list(takewhile(lambda item: item[1] >= at, reversed(opens.items()))):
+            if index == at:
+                del opens[el]
+            else:
+                opens[el] = index - 1
+    back.blocks.extend(sec.blocks)
+    back.block_links.extend(sec.block_links)
+    back.chars += sec.chars
+    back.linked += sec.linked
+    back.counted = back.linked
+    back.inner.extend([sec.anchor or "", *sec.aliases, *sec.inner])
+    back.prefix = back.prefix or sec.prefix
+    sec.into = back
+    return True
+
+
+def anchor_title(sec: OpenSection, link: str) -> str:
+    """The section's first line (a term, a signature, a caption), cut at a word past :data:`MAX_ANCHOR_TITLE`;
+    the words the page links to it with only when it has no line of text: those are as often "above" or "see
+    here" as a name (git's "see <a href="#configaccessmethod">above</a>")."""
+    first = next((line.strip() for block, _ in sec.blocks for line in block.splitlines()
+                  if line.strip() and not line.startswith("```")), "")
+    first = first.removeprefix("- ").strip()
+    if len(first) <= MAX_ANCHOR_TITLE:
+        return first or link[:MAX_ANCHOR_TITLE]
+    return first[:MAX_ANCHOR_TITLE].rsplit(" ", 1)[0] + "…"

@@ -1,0 +1,51 @@
+"""How the section walk (:mod:`crawlers.sections`) knows an API entry and names it the way its generator does:
+Sphinx's ``dl.py`` entries, rustdoc's ``method.new``, Javadoc's overloads, GTK-Doc's symbols."""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+MAX_API_TITLE = 80
+API_DL = frozenset({"py", "c", "cpp", "js", "rst", "java", "std", "http", "dj"})
+CALLABLE_DL = frozenset({"function", "method", "classmethod", "staticmethod", "decorator", "decoratormethod", "coroutinefunction", "coroutinemethod"})
+# rustdoc's item ids ("method.push", "impl-Debug"); Javadoc's "method-summary" and "method-detail" are not items
+RUSTDOC_ANCHOR = re.compile(r"^(?:(method|tymethod|structfield|variant|associatedtype|associatedconstant)\.|(impl)-)")
+NOTE_DL = frozenset({"footnote", "citation", "field-list"})
+API_HEADING_CLASSES = frozenset({"code-header", "memtitle", "method", "fn", "impl"})
+# Parts of one API entry that some generators title with headings (GTK-Doc: <h4>Parameters</h4>,
+# <h4>Returns</h4> under each function). Under an API entry they are its text: as sections of their
+# own, half of GLib's sections were one-line fragments ("TRUE if the key was found") cut off from the
+# function they describe. Their ids stay valid link targets.
+ENTRY_PART_TITLES = frozenset({"parameters", "returns", "return value", "return values", "members", "values",
+                               "arguments", "throws", "exceptions", "raises", "yields", "since"})
+# Javadoc's member ids: "toBoolean(java.lang.String)", "<init>(int,int)"
+JAVA_SIGNATURE = re.compile(r"(?P<name>[\w$<>]+)\((?P<params>[\w$.,\[\]<>? ]*)\)")
+# A heading that is one C-style symbol documents that symbol (GTK-Doc: "g_hash_table_new ()",
+# "struct GHashTableIter", "G_N_ELEMENTS()", "G_MAXUINT"); plain CamelCase words are left as headings.
+SYMBOL_HEADING = re.compile(
+    r"(?:(?P<kind>struct|enum|union|typedef)\s+(?P<typed>[A-Za-z_]\w*)"
+    r"|(?P<called>[A-Za-z_]\w*)\s*\(\s*\)"
+    r"|(?P<const>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+))"
+)
+
+
+def rustdoc_name(anchor: str | None) -> str:
+    """``method.new`` → ``new()``, ``structfield.len`` → ``len``; "" for other anchors."""
+    m = RUSTDOC_ANCHOR.match(anchor or "")
+    if not m or m.group(2) == "impl":
+        return ""
+    name = anchor[m.end():] if anchor else ""
+    return f"{name}()" if m.group(1) in ("method", "tymethod") else name
+
+
+def entry_dl(dt: etree._Element) -> tuple[etree._Element | None, set[str]]:
+    """(the list a ``dt`` is an entry of, the list's classes); no list for a footnote, citation or field list."""
+    dl = dt.getparent()
+    if dl is None or dl.tag != "dl":
+        return None, set()
+    classes = set(dl.get("class", "").split())
+    if classes & NOTE_DL:
+        return None, classes
+    return dl, classes
