@@ -38,6 +38,7 @@ from docbot.errors import InvalidConfig, SiteNotFound
 
 DEFAULT_DATA_DIR = ".docbot"
 DEFAULT_ANCHOR_MAPS = "anchor_maps"
+RANK_MODEL_WORDS = ("builtin", "off")  # rank_model values that are not folders
 CONFIG_FILE = "docbot.toml"
 KEEP_REPORTS = 20  # refreshes whose change reports stay in <data-dir>/reports/ (keep_reports, refresh --keep-reports)
 
@@ -99,6 +100,7 @@ class Settings:
     chroma_origin: str = "--chroma-url"  # what set chroma_url: the option, CHROMA_URL or docbot.toml (for messages)
     embeddings: str | None = None  # docbot.toml's; env DOCBOT_EMBEDDINGS beats it where it is used
     rerank_model: str | None = None  # docbot.toml's; env DOCBOT_RERANK_MODEL beats it where it is used
+    rank_model: str | None = None  # docbot.toml's ("builtin", "off" or a folder); env DOCBOT_RANK_MODEL beats it
     slack: SlackConfig = field(default_factory=SlackConfig)
     text_fragments: bool = True  # [validator] text_fragments: links land on the quoted sentence (#id:~:text=…)
     fresh_directives: bool = True  # [validator] fresh_directives: check a cited page is unchanged (docbot.freshness)
@@ -171,6 +173,7 @@ def load_settings(
         chroma_origin=chroma[0][1] if chroma else "--chroma-url",
         embeddings=file.embeddings,
         rerank_model=beside(file.rerank_model),
+        rank_model=file.rank_model if file.rank_model in (None, *RANK_MODEL_WORDS) else beside(file.rank_model),
         slack=SlackConfig(slack.command, slack.public, slack.site, slack.port, slack.host, slack.max_connections,
                           slack.request_timeout),
         text_fragments=file.validator.text_fragments,

@@ -119,6 +119,7 @@ class ConfigFile(_Table):
     chroma_url: str | None = None
     embeddings: str | None = Field(default=None, pattern=r"^(local|all-MiniLM-L6-v2|openai|openai:\S+)$")
     rerank_model: str | None = Field(default=None, min_length=1)
+    rank_model: str | None = Field(default=None, min_length=1)  # "builtin", "off" or a model folder
     keep_reports: int | None = Field(default=None, gt=0)
     sites: list[SiteTable] = []
     validator: ValidatorTable = ValidatorTable()

@@ -40,6 +40,7 @@ from docbot.indexing.embed import cosines_to
 from docbot.reading import View, Views, latest_page_texts, section_text
 from docbot.references.validator import ReferenceValidator, Source, Validated
 from docbot.retrieval.hybrid import Hit, Retrieval, Retriever, SearchIndex
+from docbot.retrieval.cross import CrossRanker, cross_ranker_from_settings
 from docbot.retrieval.rerank import RERANK_CHARS, Reranker, reranker_from_settings
 from docbot.retrieval.resolve import Target, explicit_site
 
@@ -124,6 +125,7 @@ class Pipeline:
         calibrator: LogisticModel | None = None,
         reranker: Reranker | None = None,
         live_pages: LivePages | None = None,
+        cross: CrossRanker | None = None,
     ) -> None:
         self.index = index
         self.generator = generator
@@ -132,7 +134,7 @@ class Pipeline:
         self.reranker = reranker  # a stronger model's second opinion on the order of the sections found (opt-in)
         self.gate = gate or GateModel.load()
         self.calibrator = calibrator or calibration.load()
-        self.views = Views(index, maps, validator, k, live_pages)
+        self.views = Views(index, maps, validator, k, live_pages, cross)
 
     # What the current view holds, for callers outside a question (scripts, the report, tests).
     @property
@@ -166,6 +168,7 @@ class Pipeline:
                 maps[site] = AnchorMap.load(path)  # a corrupt map is an error, never silently "not covered"
         validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts, page_texts=latest_page_texts(settings))
         kwargs.setdefault("reranker", reranker_from_settings(settings))
+        kwargs.setdefault("cross", cross_ranker_from_settings(settings))
         if settings.text_fragments and settings.fresh_directives:
             kwargs.setdefault("live_pages", LivePages(ttl_s=settings.fresh_directives_ttl))
         return cls(index, maps, validator, generator if generator is not None else generator_from_env(), **kwargs)

@@ -25,6 +25,7 @@ from docbot.indexing.generations import Generation, Generations
 from docbot.references.directives import PageTexts
 from docbot.references.links import SectionTexts
 from docbot.references.validator import ReferenceValidator
+from docbot.retrieval.cross import CrossRanker
 from docbot.retrieval.hybrid import Retriever, SearchIndex
 from docbot.retrieval.resolve import Resolver
 
@@ -54,8 +55,9 @@ class Views:
     view's validator (its allowed hosts and section-text reader) — over a fixed index, the validator itself."""
 
     def __init__(self, index: SearchIndex, maps: Mapping[str, AnchorMap], validator: ReferenceValidator, k: int,
-                 live: LivePages | None = None) -> None:
+                 live: LivePages | None = None, cross: CrossRanker | None = None) -> None:
         self.index = index
+        self._cross = cross  # docbot's trained re-ranking model, shared by every view (loaded once)
         self._live_pages = live  # asks whether a cited page changed since its crawl, before a directive is derived
         self._maps = dict(maps)
         self._template = validator
@@ -93,7 +95,7 @@ class Views:
                                            page_texts=self._page_texts(index), freshen=freshen)
         elif freshen is not None and validator.directives.freshen is None:
             validator.directives.freshen = freshen
-        retriever = Retriever(index)
+        retriever = Retriever(index, cross=self._cross)
         if validator.texts is None:  # the index holds every section's text: it settles ties in fragment repair
             validator.texts = lambda site, deep_url: section_text(retriever, site, deep_url)
         return View(index, maps, validator, retriever, Resolver(maps, validator), SiteStats(retriever, maps, self._k), key)

@@ -21,11 +21,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from docbot.answering.question import clean_question
-from docbot.config import load_settings
-from docbot.pipeline import Pipeline
-from docbot.report.metrics import OUT_OF_SCOPE, normalize_link
-from docbot.report.run import load_questions
+from docbot.report.labelled import answerable
 from docbot.retrieval.hybrid import Retriever
 from docbot.retrieval.ranker import DEPTH, MODEL_FILE
 from docbot.retrieval.ranker_fit import L2, Labelled, ceiling, evaluate, fit, leave_one_site_out
@@ -35,26 +31,19 @@ COLLECT_DEPTH = 50  # candidates kept per question (a fit may use fewer: --depth
 
 def collect(sets: list[list[str]], mention_weight: float) -> list[Labelled]:
     out: list[Labelled] = []
-    for data_dir, maps_dir, path in sets:
-        pipeline = Pipeline.from_settings(load_settings(data_dir, maps_dir))
-        retriever = Retriever(pipeline.index, rank=False, mention_weight=mention_weight)
-        for q in load_questions(path):
-            if q.kind == OUT_OF_SCOPE or q.site not in pipeline.index.sites():
-                continue
-            text, _ = clean_question(q.question)
-            base = pipeline.maps[q.site].base_url
-            want = {normalize_link(link, base) for link in (*q.gold, *q.accept)}
-            targets = pipeline.views.current().resolver.resolve(text, [q.site])
-            right = lambda url: normalize_link(url, base) in want  # noqa: E731
-            named = {t.deep_url for t in targets if t.strong}
-            keys, rows = retriever.candidates(text, q.site, COLLECT_DEPTH)
-            kept = [i for i, key in enumerate(keys) if key not in named]
-            kept_keys = [keys[i] for i in kept]
-            weak = [t.deep_url for t in targets if not t.strong]
-            out.append(Labelled(q.site, q.id, tuple(rows[i] for i in kept), tuple(right(key) for key in kept_keys),
-                                tuple(right(t.deep_url) for t in targets if t.strong), tuple(right(w) for w in weak),
-                                tuple(kept_keys.index(w) if w in kept_keys else -1 for w in weak), tuple(kept_keys)))
-            print(f"\r{q.site} {q.id}", end="", file=sys.stderr)
+    retrievers: dict[int, Retriever] = {}
+    for pipeline, a in answerable(sets):
+        retriever = retrievers.setdefault(id(pipeline), Retriever(pipeline.index, rank=False,
+                                                                   mention_weight=mention_weight))
+        q, targets, right = a.question, a.targets, a.right
+        keys, rows = retriever.candidates(a.text, q.site, COLLECT_DEPTH)
+        kept = [i for i, key in enumerate(keys) if key not in a.named]
+        kept_keys = [keys[i] for i in kept]
+        weak = [t.deep_url for t in targets if not t.strong]
+        out.append(Labelled(q.site, q.id, tuple(rows[i] for i in kept), tuple(right(key) for key in kept_keys),
+                            tuple(right(t.deep_url) for t in targets if t.strong), tuple(right(w) for w in weak),
+                            tuple(kept_keys.index(w) if w in kept_keys else -1 for w in weak), tuple(kept_keys)))
+        print(f"\r{q.site} {q.id}", end="", file=sys.stderr)
     print(file=sys.stderr)
     return out
 

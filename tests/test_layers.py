@@ -17,6 +17,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("docbot.references",),
     ("docbot.indexing",),
     ("docbot.retrieval",),
+    ("docbot.training",),  # builds the re-ranking model's pairs and trains it (scripts only; docbot never imports it)
     ("docbot.answering",),
     ("docbot.pipeline", "docbot.reading", "docbot.reference_log", "docbot.refresh", "docbot.updating",
      "docbot.freshness"),

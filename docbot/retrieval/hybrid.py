@@ -12,8 +12,9 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
-from docbot.indexing.chunk import FENCED_BLOCK, Chunk
+from docbot.indexing.chunk import FENCED_BLOCK, Chunk, embedding_text
 from docbot.retrieval.candidates import CandidateFeatures, Fused
+from docbot.retrieval.cross import CrossRanker
 from docbot.retrieval.ranker import Ranker
 from docbot.text.words import tokenize
 
@@ -50,6 +51,7 @@ RELEASE_NOTES_WEIGHT = 0.9
 # size is the one that makes a section tiny elsewhere (it brings its parent's lead): at 40 words rather than
 # the earlier 25, DRF gains a hit@1 and two hit@3 and no other site of the eight we measure changes.
 TERSE_WEIGHT = 0.95
+CROSS_CHARS = 4000  # of a section's text given to docbot's trained model: well past the word pieces it reads
 _PARA = re.compile(r"\n\s*\n")
 
 
@@ -191,10 +193,11 @@ class Retriever:
     """Hybrid section retrieval over an index; caches per-site section tables."""
 
     def __init__(self, index: SearchIndex, pool: int = POOL, ranker: Ranker | None = None, rank: bool = True,
-                 mention_weight: float = MENTION_WEIGHT) -> None:
+                 mention_weight: float = MENTION_WEIGHT, cross: CrossRanker | None = None) -> None:
         self.index = index
         self.pool = pool
         self.ranker = ranker if ranker is not None or not rank else Ranker.load()
+        self.cross = cross  # docbot's trained model re-orders the first candidates after the ranker (when on)
         self.mention_weight = mention_weight
         self._sections: dict[str, dict[str, list[Chunk]]] = {}
         self._parents: dict[str, dict[tuple[str, tuple[str, ...]], Chunk]] = {}
@@ -260,15 +263,10 @@ class Retriever:
         f = self._fuse(query, names, boost, within)
         evidence_order = sorted(f.fused, key=lambda key: -f.fused[key])[:k]
         preferred = {key: score * self._preference(f.site_of[key], key) for key, score in f.fused.items()}  # the order
-        depth = max(3 * k, k + 10, self.ranker.depth if self.ranker else 0)
-        ranked = sorted(preferred, key=lambda key: -preferred[key])[:depth]
-        # The ranker orders a fresh question's candidates; a follow-up keeps the order that favours what the
-        # conversation cited before (the ranker was never fitted on conversations).
-        if self.ranker is not None and len(names) == 1 and not within and not f.boosted and len(ranked) > 1:
-            top = ranked[: self.ranker.depth]
-            order = self.ranker.order(self._rows(query, names[0], top, f))
-            ranked = [top[i] for i in order] + ranked[len(top):]
-            preferred = {key: 1.0 / (1 + i) for i, key in enumerate(ranked)}
+        fresh = len(names) == 1 and not within and not f.boosted
+        ranked = self._ordered(query, names, preferred, f, fresh, depth=max(3 * k, k + 10))
+        if fresh and len(ranked) > 1 and (self.ranker is not None or self.cross is not None):
+            preferred = {key: 1.0 / (1 + i) for i, key in enumerate(ranked)}  # the models' order is the order
         hits = [
             self.section(f.site_of[key], key, score=f.fused[key], dense=f.best_dense.get(key, 0.0),
                          lexical=f.best_lex.get(key, 0.0))
@@ -282,6 +280,32 @@ class Retriever:
                         if h is not None)
         return Retrieval(chosen, max((s for _, s in f.dense), default=0.0), max((s for _, s in f.lexical), default=0.0),
                          _site_agreement(f.dense_keys, f.lexical_keys, f.site_of, none=f.pool + 1), leading)
+
+    def _ordered(self, query: str, names: list[str], preferred: dict[str, float], f: Fused, fresh: bool,
+                 depth: int) -> list[str]:
+        """The first ``depth`` (or more, for the models) candidates in answer order. The ranker orders a fresh
+        question's candidates, then docbot's trained model its first ones; a follow-up keeps the order that favours
+        what the conversation cited before (neither was fitted on conversations)."""
+        depth = max(depth, self.ranker.depth if self.ranker else 0, self.cross.depth if self.cross else 0)
+        ranked = sorted(preferred, key=lambda key: -preferred[key])[:depth]
+        if not fresh or len(ranked) < 2:
+            return ranked
+        if self.ranker is not None:
+            top = ranked[: self.ranker.depth]
+            order = self.ranker.order(self._rows(query, names[0], top, f))
+            ranked = [top[i] for i in order] + ranked[len(top):]
+        if self.cross is not None:
+            top = ranked[: self.cross.depth]
+            sections = [self.section(names[0], key) for key in top]
+            passages = [embedding_text(h.path, h.text[:CROSS_CHARS]) if h is not None else "" for h in sections]
+            ranked = [top[i] for i in self.cross.order(query, passages)] + ranked[len(top):]
+        return ranked
+
+    def ordered(self, query: str, site: str, depth: int) -> list[str]:
+        """The first ``depth`` sections of ``site`` in the order a fresh question's answer takes them (to measure)."""
+        f = self._fuse(query, [site], (), None)
+        preferred = {key: score * self._preference(f.site_of[key], key) for key, score in f.fused.items()}
+        return self._ordered(query, [site], preferred, f, fresh=True, depth=depth)[:depth]
 
     def candidates(self, query: str, site: str, depth: int) -> tuple[list[str], list[tuple[float, ...]]]:
         """The first ``depth`` sections in retrieval's order and their ranker features (to fit the ranker on)."""
