@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from docbot.indexing.chunk import FENCED_BLOCK, Chunk
@@ -243,10 +243,6 @@ class Retriever:
                 context = _lead(parent.text)
         return Hit.from_chunk(head, text, context=context, **extra)
 
-    def page_sections(self, site: str, url: str) -> list[str]:
-        """Deep URLs of the sections of one page, in document order."""
-        return [d for d, parts in self._table(site).items() if parts[0].url == url]
-
     def search(
         self,
         query: str,
@@ -344,7 +340,3 @@ class Retriever:
             self._freq[site] = site_doc_freq(self.index, site)
         return self._features.rows(query, site, keys, f, self._table(site), self._mention_index(site),
                                    self._freq[site])
-
-
-def with_origin(hit: Hit, origin: str) -> Hit:
-    return replace(hit, origin=origin)
