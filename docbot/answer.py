@@ -69,6 +69,35 @@ class LinkOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class ClarifyOption:
+    """One reading a clarifying question offers: its label, the validated URL of its section, the site."""
+
+    label: str
+    url: str
+    site: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "url": self.url, "site": self.site}
+
+
+@dataclass(frozen=True, slots=True)
+class Clarification:
+    """What a ``needs_clarification`` answer asks back, with the readings it offers."""
+
+    question: str
+    options: tuple[ClarifyOption, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"question": self.question, "options": [o.to_json() for o in self.options]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Clarification:
+        options = (o for o in data.get("options", ()) if isinstance(o, dict))
+        return cls(str(data.get("question", "")), tuple(
+            ClarifyOption(str(o.get("label", "")), str(o.get("url", "")), str(o.get("site", ""))) for o in options))
+
+
+@dataclass(frozen=True, slots=True)
 class Answer:
     question: str
     status: str
@@ -82,8 +111,7 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     error: str | None = None
     signals: tuple[float, ...] = ()  # what confidence was computed from (docbot.answering.confidence.SIGNALS); not in JSON
-    # needs_clarification: {"question": str, "options": [{"label", "url", "site"}]}; option URLs are validated
-    clarification: dict[str, Any] | None = None
+    clarification: Clarification | None = None  # needs_clarification only; option URLs are validated
     generations: dict[str, int] = field(default_factory=dict)  # site → the generation of its data that answered
     flagged: bool = False  # answered, but the docs may not cover it: the answer's first line says so
 
@@ -113,7 +141,7 @@ class Answer:
         if self.flagged:
             data["flagged"] = True
         if self.clarification is not None:
-            data["clarification"] = self.clarification
+            data["clarification"] = self.clarification.to_json()
         if self.generations:
             data["generations"] = dict(self.generations)
         if self.error:

@@ -18,10 +18,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from crawlers.model import AnchorMap, map_path
-from docbot.answer import Answer
+from docbot.answer import Answer, Clarification, ClarifyOption
 from docbot.answering import confidence as calibration
-from docbot.answering.clarify import MAX_CONFIDENCE, Clarification, across_sites, within_site
-from docbot.answering.clarify import to_json as clarification_json
+from docbot.answering.clarify import MAX_CONFIDENCE, Ambiguity, across_sites, within_site
 from docbot.answering.compress import Similarity, compress
 from docbot.answering.confidence import signals
 from docbot.answering.extractive import ExtractiveGenerator
@@ -74,7 +73,7 @@ class _Asked:
     targets: list[Target] = field(default_factory=list)
     boost: list[str] = field(default_factory=list)  # deep URLs cited earlier in the conversation
     retrieval: Retrieval = field(default_factory=lambda: Retrieval(()))
-    ambiguity: Clarification | None = None
+    ambiguity: Ambiguity | None = None
     explicit: list[Hit] = field(default_factory=list)  # sections the question names outright
     weak: list[Hit] = field(default_factory=list)  # names that may only be mentioned in passing
     hits: list[Hit] = field(default_factory=list)  # the sections the answer draws on, best first
@@ -266,7 +265,7 @@ class Pipeline:
         evidence_of = signals(decision.relevance, explicit, [h.score for h in q.retrieval.hits])
         return _Verdict(decision, explicit, evidence_of, self.calibrator.probability(evidence_of))
 
-    def _clarify(self, q: _Asked, verdict: _Verdict, context: Sequence[Turn]) -> dict[str, Any] | None:
+    def _clarify(self, q: _Asked, verdict: _Verdict, context: Sequence[Turn]) -> Clarification | None:
         """A clarifying question when the docs answer this in clearly different places; the best-effort answer
         beside it then draws on the best section only."""
         if q.ambiguity is None and not q.targets and not context:
@@ -294,7 +293,7 @@ class Pipeline:
         return self.extractive.name, self.extractive.generate(question, passages)
 
     def _answer(self, q: _Asked, verdict: _Verdict, generator: str, validated: Validated,
-                clarification: dict[str, Any] | None) -> Answer:
+                clarification: Clarification | None) -> Answer:
         status = "answered" if validated.references else "not_covered"
         if status == "answered" and clarification is not None:
             status = "needs_clarification"
@@ -358,14 +357,14 @@ class Pipeline:
         return [hits[i] for i in order]
 
     @staticmethod
-    def _clarification(view: View, ambiguity: Clarification) -> dict[str, Any] | None:
+    def _clarification(view: View, ambiguity: Ambiguity) -> Clarification | None:
         """The clarifying question with the validator's URL for each option; None when fewer than two survive."""
-        options: list[tuple[str, str, str]] = []
+        options: list[ClarifyOption] = []
         for option in ambiguity.options:
             outcome = view.validator.check_url(option.hit.deep_url, option.hit.site)
-            if outcome.output and outcome.action != "link_dropped" and all(u != outcome.output for _, u, _ in options):
-                options.append((option.label, outcome.output, option.hit.site))
-        return clarification_json(ambiguity.question, options) if len(options) > 1 else None
+            if outcome.output and outcome.action != "link_dropped" and all(o.url != outcome.output for o in options):
+                options.append(ClarifyOption(option.label, outcome.output, option.hit.site))
+        return Clarification(ambiguity.question, tuple(options)) if len(options) > 1 else None
 
     @staticmethod
     def _similarity(view: View, question: str) -> Similarity | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from docbot.answer import Answer, Reference
+from docbot.answer import Answer, Clarification, Reference
 
 REFERENCE_LOG = "docbot.sqlite"
 SCHEMA_VERSION = 1
@@ -89,15 +89,15 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
         groups=tuple(Group(str(g["type"]), tuple(int(n) for n in g["refs"])) for g in data.get("groups", ())),
         timings_ms={str(k): float(v) for k, v in data.get("timings_ms", {}).items()},
         error=data.get("error"),
-        clarification=data.get("clarification") if isinstance(data.get("clarification"), dict) else None,
+        clarification=Clarification.from_json(clarify) if isinstance(clarify := data.get("clarification"), dict) else None,
         generations={str(k): int(v) for k, v in (data.get("generations") or {}).items()},
     )
 
 
 def _option_links(answer_id: int, answer: Answer) -> list[tuple[int, int, str]]:
     """A clarifying question's option links, numbered -1, -2, … so refresh re-checks them beside the references."""
-    options = (answer.clarification or {}).get("options", ())
-    return [(answer_id, -i, str(o["url"])) for i, o in enumerate(options, start=1) if o.get("url")]
+    options = answer.clarification.options if answer.clarification else ()
+    return [(answer_id, -i, o.url) for i, o in enumerate(options, start=1) if o.url]
 
 
 class ReferenceLog:

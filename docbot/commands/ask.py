@@ -14,7 +14,7 @@ from typing import Any, TextIO, cast
 
 from crawlers.errors import BadSiteName
 from crawlers.sitenames import check_site_name
-from docbot.answer import Answer
+from docbot.answer import Answer, Clarification
 from docbot.answering.question import clean_question
 from docbot.commands.args import site_name
 from docbot.config import Settings
@@ -41,12 +41,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.set_defaults(func=run)
 
 
-def clarification_lines(clarification: dict[str, Any]) -> list[str]:
+def clarification_lines(clarification: Clarification) -> list[str]:
     """The clarifying question and its numbered options, each with its link."""
-    lines = [str(clarification.get("question", ""))]
-    for i, option in enumerate(clarification.get("options", ()), start=1):
-        lines.append(f"  {i}. {option.get('label', '')}")
-        lines.append(f"     {option.get('url', '')}")
+    lines = [clarification.question]
+    for i, option in enumerate(clarification.options, start=1):
+        lines.append(f"  {i}. {option.label}")
+        lines.append(f"     {option.url}")
     return lines
 
 

@@ -87,8 +87,8 @@ def approved_urls(answer: Answer) -> frozenset[str]:
 
 def _options(answer: Answer) -> list[tuple[str, str, str]]:
     """(label, url, site) of a clarifying question's options (validated by the pipeline)."""
-    options = (answer.clarification or {}).get("options", ())
-    return [(str(o.get("label", "")), str(o.get("url", "")), str(o.get("site", ""))) for o in options if o.get("url")]
+    options = answer.clarification.options if answer.clarification else ()
+    return [(o.label, o.url, o.site) for o in options if o.url]
 
 
 def option_value(question: str, url: str, site: str) -> str:
@@ -112,7 +112,7 @@ def _clarify_blocks(answer: Answer) -> list[Block]:
     options = _options(answer)
     if answer.status != "needs_clarification" or not options:
         return []
-    lines = [f"*{escape(str((answer.clarification or {}).get('question', '')))}*"]
+    lines = [f"*{escape(answer.clarification.question if answer.clarification else '')}*"]
     lines += [f"{i}. {link(url, text)}" for i, (text, url, _) in enumerate(options, start=1)]
     buttons = [
         ButtonElement(text=_shorten(f"{i}. {text}", BUTTON_TEXT_CHARS), action_id=f"{ACTION_CLARIFY}{i}",
@@ -200,7 +200,7 @@ def fallback_text(answer: Answer) -> str:
     if answer.status == "not_covered":
         return "Not covered in the docs."
     if answer.clarification:
-        return inert(_shorten(str(answer.clarification.get("question", "")), FALLBACK_CHARS)) or "docbot answer"
+        return inert(_shorten(answer.clarification.question, FALLBACK_CHARS)) or "docbot answer"
     return inert(_shorten(answer.answer.replace("```", " "), FALLBACK_CHARS)) or "docbot answer"
 
 
