@@ -8,10 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from crawlers.model import SourceType
+
 STATUSES = ("answered", "needs_clarification", "not_covered", "error")
 ANSWERING = ("answered", "needs_clarification")  # statuses that carry an answer (a clarification has a best-effort one)
 RESOLUTIONS = ("explicit", "semantic", "none")
-GROUP_ORDER = ("API reference", "Guides", "Tutorials", "Examples", "FAQ", "Release notes", "Other")
+GROUP_ORDER: tuple[SourceType, ...] = tuple(SourceType)  # the order every output lists references in
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from crawlers.model import SourceType
 from docbot.answer import Answer, Clarification, Reference
 
 REFERENCE_LOG = "docbot.sqlite"
@@ -71,7 +72,7 @@ class StoredTurn:
 def _reference(data: dict[str, Any]) -> Reference:
     return Reference(
         n=int(data["n"]), url=str(data["url"]), title=str(data.get("title", "")),
-        path=tuple(data.get("path", ())), source_type=str(data.get("source_type", "Other")),
+        path=tuple(data.get("path", ())), source_type=str(data.get("source_type", SourceType.OTHER)),
         site=str(data.get("site", "")), primary=bool(data.get("primary", False)), snippet=str(data.get("snippet", "")),
         quote=str(data.get("quote", "")),
     )

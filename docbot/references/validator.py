@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from crawlers.urls import split_directive
-from docbot.answer import GROUP_ORDER, Group, LinkOutcome, Reference
-from docbot.references.grouping import group_references
+from docbot.answer import Group, LinkOutcome, Reference
+from docbot.references.grouping import group_of, group_references
 from docbot.references.directives import PageTexts
 from docbot.references.links import LinkChecker, SectionTexts, Checked, normalize_out, reference_url, with_directive
 from docbot.references.scan import BARE, DISGUISED, TRAILING, may_hide_urls, outside_code, sub_links, sub_markers, undisguise
@@ -128,7 +128,7 @@ class ReferenceValidator(LinkChecker):
             elif not checked.fragment:
                 page = self.maps[checked.site].pages[checked.page]
                 title, path = page.title or src.title, (page.title,) if page.title else src.path[:1]
-        source_type = src.source_type if src.source_type in GROUP_ORDER else "Other"
+        source_type = group_of(src.source_type)
         url = reference_url(checked.outcome.output) if checked.outcome.output else src.url
         return Reference(0, url, title, tuple(path), source_type, src.site, False, self._docs_text(src.snippet),
                          self._docs_text(src.passage))

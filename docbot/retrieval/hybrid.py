@@ -12,6 +12,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from crawlers.model import SourceType
 from docbot.indexing.chunk import FENCED_BLOCK, Chunk
 from docbot.retrieval.candidates import CandidateFeatures, Fused
 from docbot.retrieval.ranker import Ranker
@@ -41,7 +42,7 @@ LISTING_CODE_SHARE = 0.95  # a page whose text is at least this share code is a 
 # question about using something, the documentation comes first. (On the dev set SQLAlchemy's changelog
 # entries led 3 answers; on the Python docs, unseen, "What's New" entries led 3 of 6 how-to questions of
 # ours ahead of the library reference they name, and none does at 0.9; 0.5–0.9 give the same dev figures.)
-RELEASE_NOTES = "Release notes"
+RELEASE_NOTES = SourceType.RELEASE_NOTES
 RELEASE_NOTES_WEIGHT = 0.9
 # A tiny section (under TINY_WORDS: an attribute's description, a heading over one sentence) rarely holds
 # the answer to a question; when it scores like a fuller section, the fuller one comes first. Weight chosen

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from crawlers.model import AnchorMap, Page
+from crawlers.model import AnchorMap, Page, SourceType
 from crawlers.urls import split_fragment
 from docbot.answer import LinkOutcome
 
@@ -104,7 +104,7 @@ class Resolver:
     def _defining_pages(self, site: str) -> list[Page]:
         """The pages an API name or a quoted title may name: not an index, a table of contents or an all-in-one
         copy of other pages (the crawler's "Other")."""
-        return [page for page in self.maps[site].pages.values() if page.source_type != "Other"]
+        return [page for page in self.maps[site].pages.values() if page.source_type != SourceType.OTHER]
 
     def _symbol_table(self, site: str) -> dict[str, list[tuple[int, str, str | None]]]:
         """name suffix → [(specificity, page url, anchor)] for API entries and identifier-like headings."""
