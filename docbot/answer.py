@@ -6,13 +6,43 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from crawlers.model import SourceType
 
-STATUSES = ("answered", "needs_clarification", "not_covered", "error")
-ANSWERING = ("answered", "needs_clarification")  # statuses that carry an answer (a clarification has a best-effort one)
-RESOLUTIONS = ("explicit", "semantic", "none")
+
+
+class Status(StrEnum):
+    """What became of a question."""
+
+    ANSWERED = "answered"
+    NEEDS_CLARIFICATION = "needs_clarification"  # a clarifying question, with a best-effort answer
+    NOT_COVERED = "not_covered"
+    ERROR = "error"
+
+
+class Resolution(StrEnum):
+    """How the sources were found: a reference the question named, retrieval, or nothing."""
+
+    EXPLICIT = "explicit"
+    SEMANTIC = "semantic"
+    NONE = "none"
+
+
+class LinkAction(StrEnum):
+    """What the ReferenceValidator did to one URL."""
+
+    KEPT = "kept"
+    REWRITTEN = "rewritten"
+    FRAGMENT_DROPPED = "fragment_dropped"
+    LINK_DROPPED = "link_dropped"
+
+
+STATUSES = tuple(Status)
+ANSWERING = (Status.ANSWERED, Status.NEEDS_CLARIFICATION)  # statuses that carry an answer
+RESOLUTIONS = tuple(Resolution)
+DROPPED = (LinkAction.FRAGMENT_DROPPED, LinkAction.LINK_DROPPED)
 GROUP_ORDER: tuple[SourceType, ...] = tuple(SourceType)  # the order every output lists references in
 
 
@@ -63,7 +93,7 @@ class LinkOutcome:
 
     input: str
     output: str | None
-    action: str  # kept | rewritten | fragment_dropped | link_dropped
+    action: LinkAction
     reason: str
 
     def to_json(self) -> dict[str, Any]:
@@ -102,10 +132,10 @@ class Clarification:
 @dataclass(frozen=True, slots=True)
 class Answer:
     question: str
-    status: str
+    status: Status
     answer: str
     confidence: float = 0.0
-    resolution: str = "none"
+    resolution: Resolution = Resolution.NONE
     generator: str = "extractive"
     references: tuple[Reference, ...] = ()
     groups: tuple[Group, ...] = ()
@@ -118,13 +148,10 @@ class Answer:
     flagged: bool = False  # answered, but the docs may not cover it: the answer's first line says so
 
     def validation_json(self) -> dict[str, Any]:
-        kept = sum(1 for o in self.outcomes if o.action == "kept")
-        rewritten = [{"from": o.input, "to": o.output, "reason": o.reason} for o in self.outcomes if o.action == "rewritten"]
-        dropped = [
-            {"url": o.input, "reason": o.reason, "action": o.action}
-            for o in self.outcomes
-            if o.action in ("fragment_dropped", "link_dropped")
-        ]
+        kept = sum(1 for o in self.outcomes if o.action == LinkAction.KEPT)
+        rewritten = [{"from": o.input, "to": o.output, "reason": o.reason} for o in self.outcomes
+                     if o.action == LinkAction.REWRITTEN]
+        dropped = [{"url": o.input, "reason": o.reason, "action": o.action} for o in self.outcomes if o.action in DROPPED]
         return {"kept": kept, "rewritten": rewritten, "dropped": dropped}
 
     def to_json(self) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from crawlers.model import AnchorMap, map_path
-from docbot.answer import Answer, Clarification, ClarifyOption
+from docbot.answer import Answer, Clarification, ClarifyOption, LinkAction, Resolution, Status
 from docbot.answering import confidence as calibration
 from docbot.answering.clarify import MAX_CONFIDENCE, Ambiguity, across_sites, within_site
 from docbot.answering.compress import Similarity, compress
@@ -50,7 +50,7 @@ BEST_EFFORT_SOURCES = 1  # sources of the answer given beside a clarifying quest
 
 
 def _error(question: str, started: float, message: str) -> Answer:
-    return Answer(question=question, status="error", answer=message, error=message,
+    return Answer(question=question, status=Status.ERROR, answer=message, error=message,
                   timings_ms={"total": (time.perf_counter() - started) * 1000})
 
 
@@ -99,8 +99,8 @@ class _Verdict:
     confidence: float
 
     @property
-    def resolution(self) -> str:
-        return "explicit" if self.explicit else "semantic" if self.decision.answer else "none"
+    def resolution(self) -> Resolution:
+        return Resolution.EXPLICIT if self.explicit else Resolution.SEMANTIC if self.decision.answer else Resolution.NONE
 
 
 class Pipeline:
@@ -294,12 +294,12 @@ class Pipeline:
 
     def _answer(self, q: _Asked, verdict: _Verdict, generator: str, validated: Validated,
                 clarification: Clarification | None) -> Answer:
-        status = "answered" if validated.references else "not_covered"
-        if status == "answered" and clarification is not None:
-            status = "needs_clarification"
+        status = Status.ANSWERED if validated.references else Status.NOT_COVERED
+        if status == Status.ANSWERED and clarification is not None:
+            status = Status.NEEDS_CLARIFICATION
         else:
             clarification = None
-        flagged = status != "not_covered" and verdict.decision.flagged and not verdict.explicit  # may not be covered
+        flagged = status != Status.NOT_COVERED and verdict.decision.flagged and not verdict.explicit  # may not be covered
         text = f"{FLAG_LINE}\n\n{validated.answer}" if flagged else validated.answer
         return Answer(
             question=q.question, status=status, answer=text,
@@ -321,8 +321,8 @@ class Pipeline:
         with q.timed("validate"):
             validated = q.view.validator.validate(body, sources)
         return Answer(
-            question=q.question, status="not_covered", answer=validated.answer, confidence=verdict.confidence,
-            resolution="none", generator="extractive", references=validated.references,
+            question=q.question, status=Status.NOT_COVERED, answer=validated.answer, confidence=verdict.confidence,
+            resolution=Resolution.NONE, generator="extractive", references=validated.references,
             groups=validated.groups, outcomes=validated.outcomes, timings_ms=q.total(), signals=verdict.signals,
             generations=q.view.generations,
         )
@@ -330,11 +330,11 @@ class Pipeline:
     # -- what the steps use ------------------------------------------------
     @staticmethod
     def _target_hit(view: View, target: Target) -> Hit:
-        found = view.retriever.section(target.site, target.deep_url, origin="explicit")
+        found = view.retriever.section(target.site, target.deep_url, origin=Resolution.EXPLICIT)
         if found is not None:
             return found
         return Hit(target.site, target.url, target.anchor, target.deep_url, target.title, target.path,
-                   target.source_type, "", origin="explicit")
+                   target.source_type, "", origin=Resolution.EXPLICIT)
 
     @staticmethod
     def _boost_keys(view: View, urls: Sequence[str], sites: Sequence[str]) -> list[str]:
@@ -343,7 +343,7 @@ class Pipeline:
         for url in urls:
             for site in sites:
                 outcome = view.validator.check_url(url, site)
-                if outcome.output and outcome.action != "link_dropped":
+                if outcome.output and outcome.action != LinkAction.LINK_DROPPED:
                     keys.append(outcome.output)
                     break
         return keys
@@ -362,7 +362,7 @@ class Pipeline:
         options: list[ClarifyOption] = []
         for option in ambiguity.options:
             outcome = view.validator.check_url(option.hit.deep_url, option.hit.site)
-            if outcome.output and outcome.action != "link_dropped" and all(o.url != outcome.output for o in options):
+            if outcome.output and outcome.action != LinkAction.LINK_DROPPED and all(o.url != outcome.output for o in options):
                 options.append(ClarifyOption(option.label, outcome.output, option.hit.site))
         return Clarification(ambiguity.question, tuple(options)) if len(options) > 1 else None
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from crawlers.model import SourceType
-from docbot.answer import Answer, Clarification, Reference
+from docbot.answer import Answer, Clarification, Reference, Resolution, Status
 
 REFERENCE_LOG = "docbot.sqlite"
 SCHEMA_VERSION = 1
@@ -83,9 +83,9 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
     from docbot.answer import Group
 
     return Answer(
-        question=str(data.get("question", "")), status=str(data.get("status", "answered")),
+        question=str(data.get("question", "")), status=Status(data.get("status", Status.ANSWERED)),
         answer=str(data.get("answer", "")), confidence=float(data.get("confidence", 0.0)),
-        resolution=str(data.get("resolution", "none")), generator=str(data.get("generator", "extractive")),
+        resolution=Resolution(data.get("resolution", Resolution.NONE)), generator=str(data.get("generator", "extractive")),
         references=tuple(_reference(r) for r in data.get("references", ())),
         groups=tuple(Group(str(g["type"]), tuple(int(n) for n in g["refs"])) for g in data.get("groups", ())),
         timings_ms={str(k): float(v) for k, v in data.get("timings_ms", {}).items()},

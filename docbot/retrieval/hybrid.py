@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from crawlers.model import SourceType
+from docbot.answer import Resolution
 from docbot.indexing.chunk import FENCED_BLOCK, Chunk
 from docbot.retrieval.candidates import CandidateFeatures, Fused
 from docbot.retrieval.ranker import Ranker
@@ -96,7 +97,7 @@ class Hit:
     score: float = 0.0  # fused (RRF) score
     dense: float = 0.0  # best cosine similarity of any of its chunks (0 when not in the dense pool)
     lexical: float = 0.0  # best BM25 score of any of its chunks
-    origin: str = "semantic"  # semantic | explicit
+    origin: Resolution = Resolution.SEMANTIC  # or EXPLICIT: a section the question named
     context: str = ""  # parent's lead for a tiny subsection
 
     @classmethod
