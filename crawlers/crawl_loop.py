@@ -25,7 +25,7 @@ from crawlers.extract import EXTRACTOR_VERSION
 from crawlers.fetch import FetchResult, Fetcher
 from crawlers.frontier import Frontier
 from crawlers.mentions import RawMention, resolve_mentions, section_owners
-from crawlers.model import AnchorMap, Mention, Page, PageText, SectionText
+from crawlers.model import AnchorMap, Mention, Page, PageText, SectionText, SourceType
 from crawlers.pages import ParsePool, aggregate_pages, build_page, dir_alias, page_text
 from crawlers.robots import fetch_robots
 from crawlers.sitemap import discover
@@ -131,7 +131,7 @@ class CrawlState:
         # Without the page's previous texts (or links) a 304 would leave it textless (or a dead end): fetch it.
         # ("Other" pages, navigation among them, may have no texts by design.) The same for its visible text, when
         # the site has any stored.
-        textless = prev is not None and bool(prev.sections) and prev.source_type != "Other" and (
+        textless = prev is not None and bool(prev.sections) and prev.source_type != SourceType.OTHER and (
             prev.url not in self.prev_texts or (bool(self.prev_pages) and prev.url not in self.prev_pages))
         if prev is None or self.config.refetch or self.reparse or prev.links is None or textless:
             return None, None
@@ -189,7 +189,7 @@ class CrawlState:
             self.error("too_deep", canonical)
         if not ex.navigation and is_navigation(canonical):
             ex = dataclasses.replace(ex, navigation=True)
-        source_type = classify(canonical, self.config.source_types, "Other" if ex.navigation else ex.source_type_hint)
+        source_type = classify(canonical, self.config.source_types, SourceType.OTHER if ex.navigation else ex.source_type_hint)
         links = self.frontier.scoped(ex.links)
         page, texts = build_page(self.config.site, canonical, result, ex, source_type, aliases, links)
         self.stats["fetched"] += 1
@@ -314,7 +314,7 @@ class CrawlState:
                 aliases.add(extra)
             aliases.discard(url)
             pages[url] = dataclasses.replace(page, aliases=tuple(sorted(aliases)),
-                                             source_type="Other" if url in copies else page.source_type)
+                                             source_type=SourceType.OTHER if url in copies else page.source_type)
         new_map = AnchorMap(site=self.config.site, base_url=self.config.start_url,
                             crawled_at=crawled_at, pages=pages, extractor=EXTRACTOR_VERSION)
         d = diff_maps(self.previous, new_map, previous_texts, texts)

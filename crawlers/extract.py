@@ -24,6 +24,7 @@ from crawlers.anchor_sections import linked_here
 from crawlers.chrome import body_chrome, main_region
 from crawlers.html import MAX_DEPTH, link_text, nested_too_deep, parse_html
 from crawlers.mentions import RawMention, page_mentions
+from crawlers.model import SourceType
 from crawlers.page_text import OUTSIDE
 from crawlers.section_text import ExtractedSection
 from crawlers.sections import walk_sections
@@ -119,7 +120,7 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
     sections, page_title, api_count, heading_count = walk_sections(main, anchors, html_title, chrome, opens, closes,
                                                                    linked)
     mentions = page_mentions(main, resolve, chrome)
-    hint = "API reference" if api_count >= 3 and api_count > heading_count else None
+    hint = SourceType.API_REFERENCE if api_count >= 3 and api_count > heading_count else None
     navigation = _is_navigation(main)
     hiding = not isinstance(html, bytes) or may_hide(html)
     run_text, run_tags, run_ids, run_hidden = (visible_runs(root, opens, closes, hiding) if not navigation

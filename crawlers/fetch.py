@@ -78,10 +78,6 @@ class FetchResult:
     def not_modified(self) -> bool:
         return self.status == 304
 
-    @property
-    def is_html(self) -> bool:
-        return self.content_type in HTML_TYPES
-
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
     """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date)."""

@@ -15,6 +15,7 @@ import os
 import secrets
 import stat
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,26 @@ from crawlers.urls import normalize, split_fragment
 
 FORMAT_VERSION = 1
 
-SOURCE_TYPES = ("API reference", "Guides", "Tutorials", "Examples", "FAQ", "Release notes", "Other")
+
+
+class SourceType(StrEnum):
+    """What kind of documentation a page is; every output groups references in this order.
+
+    Grouping (:data:`docbot.answer.GROUP_ORDER`) and the ranker's one-hot features
+    (:data:`docbot.retrieval.features.SOURCE_TYPES`) derive from it; adding a type means refitting the ranker
+    (``tests/docbot/test_source_types.py`` says so).
+    """
+
+    API_REFERENCE = "API reference"
+    GUIDES = "Guides"
+    TUTORIALS = "Tutorials"
+    EXAMPLES = "Examples"
+    FAQ = "FAQ"
+    RELEASE_NOTES = "Release notes"
+    OTHER = "Other"  # indexes, search and error pages, navigation, all-in-one copies of other pages
+
+
+SOURCE_TYPES: tuple[SourceType, ...] = tuple(SourceType)  # what a per-site rule may name
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +87,7 @@ class Page:
 
     url: str
     title: str
-    source_type: str = "Other"
+    source_type: str = SourceType.OTHER
     aliases: tuple[str, ...] = ()
     anchors: tuple[str, ...] = ()
     sections: tuple[Section, ...] = ()
@@ -99,7 +119,7 @@ class Page:
         return cls(
             url=url,
             title=data.get("title", ""),
-            source_type=data.get("source_type", "Other"),
+            source_type=data.get("source_type", SourceType.OTHER),
             aliases=tuple(data.get("aliases", ())),
             anchors=tuple(data.get("anchors", ())),
             sections=tuple(Section.from_json(s) for s in data.get("sections", ())),
@@ -164,7 +184,7 @@ class SectionText:
     def from_json(cls, data: dict[str, Any]) -> SectionText:
         get = data.get  # positional and bound once: a recrawl loads every section of the site
         return cls(data["site"], data["url"], get("anchor"), get("title", ""), int(get("level", 1)),
-                   tuple(get("path", ())), get("source_type", "Other"), get("text", ""), get("kind", "heading"))
+                   tuple(get("path", ())), get("source_type", SourceType.OTHER), get("text", ""), get("kind", "heading"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,9 @@ import re
 from collections.abc import Sequence
 from urllib.parse import unquote, urlsplit
 
-from crawlers.model import SOURCE_TYPES
+from crawlers.model import SOURCE_TYPES, SourceType
 
-DEFAULT_TYPE = "Guides"
+DEFAULT_TYPE = SourceType.GUIDES
 # Pages that are not documentation content (indexes, search, error pages); matched on the file stem.
 INDEX_PAGES = frozenset({"genindex", "search", "py-modindex", "modindex"})  # Sphinx's: Other, and navigation
 OTHER_PAGES = INDEX_PAGES | {"404", "403", "500", "searchindex", "copyright", "license", "glossary-index"}
@@ -21,12 +21,12 @@ OTHER_PREFIXES = ("genindex-",)
 OTHER_DIRS = frozenset({"_modules", "_sources", "_static", "_images", "_downloads"})  # generated source listings
 # (path tokens, source type), checked in order: the first type with a matching token wins,
 # so "faq/library.html" is an FAQ and "tutorial/modules.html" a tutorial.
-URL_RULES: tuple[tuple[frozenset[str], str], ...] = (
-    (frozenset({"changelog", "changes", "release", "releases", "release-notes", "releasenotes", "history", "whatsnew", "news", "upgrading"}), "Release notes"),
-    (frozenset({"faq", "faqs"}), "FAQ"),
-    (frozenset({"tutorial", "tutorials", "quickstart", "getting-started", "gettingstarted", "get-started"}), "Tutorials"),
-    (frozenset({"example", "examples", "patterns", "cookbook", "howto", "how-to", "recipes"}), "Examples"),
-    (frozenset({"api", "reference", "library", "modules", "api-reference"}), "API reference"),
+URL_RULES: tuple[tuple[frozenset[str], SourceType], ...] = (
+    (frozenset({"changelog", "changes", "release", "releases", "release-notes", "releasenotes", "history", "whatsnew", "news", "upgrading"}), SourceType.RELEASE_NOTES),
+    (frozenset({"faq", "faqs"}), SourceType.FAQ),
+    (frozenset({"tutorial", "tutorials", "quickstart", "getting-started", "gettingstarted", "get-started"}), SourceType.TUTORIALS),
+    (frozenset({"example", "examples", "patterns", "cookbook", "howto", "how-to", "recipes"}), SourceType.EXAMPLES),
+    (frozenset({"api", "reference", "library", "modules", "api-reference"}), SourceType.API_REFERENCE),
 )
 # Generated lists of a site's own pages: their anchors are link targets, their text answers nothing and is
 # not indexed (crawlers.pages.build_page). Besides these names, any page that is mostly links is one
@@ -99,8 +99,8 @@ def classify(url: str, rules: Sequence[tuple[str, str]] = (), hint: str | None =
             return kind
     stem = _stem(path)
     first_dir = path.lstrip("/").split("/", 1)[0]
-    if hint == "Other" or stem in OTHER_PAGES or stem.startswith(OTHER_PREFIXES) or first_dir in OTHER_DIRS:
-        return "Other"
+    if hint == SourceType.OTHER or stem in OTHER_PAGES or stem.startswith(OTHER_PREFIXES) or first_dir in OTHER_DIRS:
+        return SourceType.OTHER
     tokens = _path_tokens(path)
     for words, kind in URL_RULES:
         if tokens & words:

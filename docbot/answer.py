@@ -6,12 +6,44 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
-STATUSES = ("answered", "needs_clarification", "not_covered", "error")
-ANSWERING = ("answered", "needs_clarification")  # statuses that carry an answer (a clarification has a best-effort one)
-RESOLUTIONS = ("explicit", "semantic", "none")
-GROUP_ORDER = ("API reference", "Guides", "Tutorials", "Examples", "FAQ", "Release notes", "Other")
+from crawlers.model import SourceType
+
+
+
+class Status(StrEnum):
+    """What became of a question."""
+
+    ANSWERED = "answered"
+    NEEDS_CLARIFICATION = "needs_clarification"  # a clarifying question, with a best-effort answer
+    NOT_COVERED = "not_covered"
+    ERROR = "error"
+
+
+class Resolution(StrEnum):
+    """How the sources were found: a reference the question named, retrieval, or nothing."""
+
+    EXPLICIT = "explicit"
+    SEMANTIC = "semantic"
+    NONE = "none"
+
+
+class LinkAction(StrEnum):
+    """What the ReferenceValidator did to one URL."""
+
+    KEPT = "kept"
+    REWRITTEN = "rewritten"
+    FRAGMENT_DROPPED = "fragment_dropped"
+    LINK_DROPPED = "link_dropped"
+
+
+STATUSES = tuple(Status)
+ANSWERING = (Status.ANSWERED, Status.NEEDS_CLARIFICATION)  # statuses that carry an answer
+RESOLUTIONS = tuple(Resolution)
+DROPPED = (LinkAction.FRAGMENT_DROPPED, LinkAction.LINK_DROPPED)
+GROUP_ORDER: tuple[SourceType, ...] = tuple(SourceType)  # the order every output lists references in
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +93,7 @@ class LinkOutcome:
 
     input: str
     output: str | None
-    action: str  # kept | rewritten | fragment_dropped | link_dropped
+    action: LinkAction
     reason: str
 
     def to_json(self) -> dict[str, Any]:
@@ -69,12 +101,41 @@ class LinkOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class ClarifyOption:
+    """One reading a clarifying question offers: its label, the validated URL of its section, the site."""
+
+    label: str
+    url: str
+    site: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "url": self.url, "site": self.site}
+
+
+@dataclass(frozen=True, slots=True)
+class Clarification:
+    """What a ``needs_clarification`` answer asks back, with the readings it offers."""
+
+    question: str
+    options: tuple[ClarifyOption, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"question": self.question, "options": [o.to_json() for o in self.options]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Clarification:
+        options = (o for o in data.get("options", ()) if isinstance(o, dict))
+        return cls(str(data.get("question", "")), tuple(
+            ClarifyOption(str(o.get("label", "")), str(o.get("url", "")), str(o.get("site", ""))) for o in options))
+
+
+@dataclass(frozen=True, slots=True)
 class Answer:
     question: str
-    status: str
+    status: Status
     answer: str
     confidence: float = 0.0
-    resolution: str = "none"
+    resolution: Resolution = Resolution.NONE
     generator: str = "extractive"
     references: tuple[Reference, ...] = ()
     groups: tuple[Group, ...] = ()
@@ -82,19 +143,15 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     error: str | None = None
     signals: tuple[float, ...] = ()  # what confidence was computed from (docbot.answering.confidence.SIGNALS); not in JSON
-    # needs_clarification: {"question": str, "options": [{"label", "url", "site"}]}; option URLs are validated
-    clarification: dict[str, Any] | None = None
+    clarification: Clarification | None = None  # needs_clarification only; option URLs are validated
     generations: dict[str, int] = field(default_factory=dict)  # site → the generation of its data that answered
     flagged: bool = False  # answered, but the docs may not cover it: the answer's first line says so
 
     def validation_json(self) -> dict[str, Any]:
-        kept = sum(1 for o in self.outcomes if o.action == "kept")
-        rewritten = [{"from": o.input, "to": o.output, "reason": o.reason} for o in self.outcomes if o.action == "rewritten"]
-        dropped = [
-            {"url": o.input, "reason": o.reason, "action": o.action}
-            for o in self.outcomes
-            if o.action in ("fragment_dropped", "link_dropped")
-        ]
+        kept = sum(1 for o in self.outcomes if o.action == LinkAction.KEPT)
+        rewritten = [{"from": o.input, "to": o.output, "reason": o.reason} for o in self.outcomes
+                     if o.action == LinkAction.REWRITTEN]
+        dropped = [{"url": o.input, "reason": o.reason, "action": o.action} for o in self.outcomes if o.action in DROPPED]
         return {"kept": kept, "rewritten": rewritten, "dropped": dropped}
 
     def to_json(self) -> dict[str, Any]:
@@ -113,7 +170,7 @@ class Answer:
         if self.flagged:
             data["flagged"] = True
         if self.clarification is not None:
-            data["clarification"] = self.clarification
+            data["clarification"] = self.clarification.to_json()
         if self.generations:
             data["generations"] = dict(self.generations)
         if self.error:

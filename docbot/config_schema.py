@@ -73,7 +73,7 @@ class SiteTable(_Table):
         for glob, kind in value.items():
             if kind not in SOURCE_TYPES:
                 raise ValueError(f"{kind!r} (for {glob!r}) is not a source type: use one of "
-                                 + ", ".join(repr(t) for t in SOURCE_TYPES))
+                                 + ", ".join(repr(t.value) for t in SOURCE_TYPES))
         return value
 
     @field_validator("allow_origins")

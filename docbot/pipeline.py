@@ -18,10 +18,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from crawlers.model import AnchorMap, map_path
-from docbot.answer import Answer
+from docbot.answer import Answer, Clarification, ClarifyOption, LinkAction, Resolution, Status
 from docbot.answering import confidence as calibration
-from docbot.answering.clarify import MAX_CONFIDENCE, Clarification, across_sites, within_site
-from docbot.answering.clarify import to_json as clarification_json
+from docbot.answering.clarify import MAX_CONFIDENCE, Ambiguity, across_sites, within_site
 from docbot.answering.compress import Similarity, compress
 from docbot.answering.confidence import signals
 from docbot.answering.extractive import ExtractiveGenerator
@@ -52,7 +51,7 @@ BEST_EFFORT_SOURCES = 1  # sources of the answer given beside a clarifying quest
 
 
 def _error(question: str, started: float, message: str) -> Answer:
-    return Answer(question=question, status="error", answer=message, error=message,
+    return Answer(question=question, status=Status.ERROR, answer=message, error=message,
                   timings_ms={"total": (time.perf_counter() - started) * 1000})
 
 
@@ -75,7 +74,7 @@ class _Asked:
     targets: list[Target] = field(default_factory=list)
     boost: list[str] = field(default_factory=list)  # deep URLs cited earlier in the conversation
     retrieval: Retrieval = field(default_factory=lambda: Retrieval(()))
-    ambiguity: Clarification | None = None
+    ambiguity: Ambiguity | None = None
     explicit: list[Hit] = field(default_factory=list)  # sections the question names outright
     weak: list[Hit] = field(default_factory=list)  # names that may only be mentioned in passing
     hits: list[Hit] = field(default_factory=list)  # the sections the answer draws on, best first
@@ -101,8 +100,8 @@ class _Verdict:
     confidence: float
 
     @property
-    def resolution(self) -> str:
-        return "explicit" if self.explicit else "semantic" if self.decision.answer else "none"
+    def resolution(self) -> Resolution:
+        return Resolution.EXPLICIT if self.explicit else Resolution.SEMANTIC if self.decision.answer else Resolution.NONE
 
 
 class Pipeline:
@@ -269,7 +268,7 @@ class Pipeline:
         evidence_of = signals(decision.relevance, explicit, [h.score for h in q.retrieval.hits])
         return _Verdict(decision, explicit, evidence_of, self.calibrator.probability(evidence_of))
 
-    def _clarify(self, q: _Asked, verdict: _Verdict, context: Sequence[Turn]) -> dict[str, Any] | None:
+    def _clarify(self, q: _Asked, verdict: _Verdict, context: Sequence[Turn]) -> Clarification | None:
         """A clarifying question when the docs answer this in clearly different places; the best-effort answer
         beside it then draws on the best section only."""
         if q.ambiguity is None and not q.targets and not context:
@@ -297,13 +296,13 @@ class Pipeline:
         return self.extractive.name, self.extractive.generate(question, passages)
 
     def _answer(self, q: _Asked, verdict: _Verdict, generator: str, validated: Validated,
-                clarification: dict[str, Any] | None) -> Answer:
-        status = "answered" if validated.references else "not_covered"
-        if status == "answered" and clarification is not None:
-            status = "needs_clarification"
+                clarification: Clarification | None) -> Answer:
+        status = Status.ANSWERED if validated.references else Status.NOT_COVERED
+        if status == Status.ANSWERED and clarification is not None:
+            status = Status.NEEDS_CLARIFICATION
         else:
             clarification = None
-        flagged = status != "not_covered" and verdict.decision.flagged and not verdict.explicit  # may not be covered
+        flagged = status != Status.NOT_COVERED and verdict.decision.flagged and not verdict.explicit  # may not be covered
         text = f"{FLAG_LINE}\n\n{validated.answer}" if flagged else validated.answer
         return Answer(
             question=q.question, status=status, answer=text,
@@ -325,8 +324,8 @@ class Pipeline:
         with q.timed("validate"):
             validated = q.view.validator.validate(body, sources)
         return Answer(
-            question=q.question, status="not_covered", answer=validated.answer, confidence=verdict.confidence,
-            resolution="none", generator="extractive", references=validated.references,
+            question=q.question, status=Status.NOT_COVERED, answer=validated.answer, confidence=verdict.confidence,
+            resolution=Resolution.NONE, generator="extractive", references=validated.references,
             groups=validated.groups, outcomes=validated.outcomes, timings_ms=q.total(), signals=verdict.signals,
             generations=q.view.generations,
         )
@@ -334,11 +333,11 @@ class Pipeline:
     # -- what the steps use ------------------------------------------------
     @staticmethod
     def _target_hit(view: View, target: Target) -> Hit:
-        found = view.retriever.section(target.site, target.deep_url, origin="explicit")
+        found = view.retriever.section(target.site, target.deep_url, origin=Resolution.EXPLICIT)
         if found is not None:
             return found
         return Hit(target.site, target.url, target.anchor, target.deep_url, target.title, target.path,
-                   target.source_type, "", origin="explicit")
+                   target.source_type, "", origin=Resolution.EXPLICIT)
 
     @staticmethod
     def _boost_keys(view: View, urls: Sequence[str], sites: Sequence[str]) -> list[str]:
@@ -347,7 +346,7 @@ class Pipeline:
         for url in urls:
             for site in sites:
                 outcome = view.validator.check_url(url, site)
-                if outcome.output and outcome.action != "link_dropped":
+                if outcome.output and outcome.action != LinkAction.LINK_DROPPED:
                     keys.append(outcome.output)
                     break
         return keys
@@ -361,14 +360,14 @@ class Pipeline:
         return [hits[i] for i in order]
 
     @staticmethod
-    def _clarification(view: View, ambiguity: Clarification) -> dict[str, Any] | None:
+    def _clarification(view: View, ambiguity: Ambiguity) -> Clarification | None:
         """The clarifying question with the validator's URL for each option; None when fewer than two survive."""
-        options: list[tuple[str, str, str]] = []
+        options: list[ClarifyOption] = []
         for option in ambiguity.options:
             outcome = view.validator.check_url(option.hit.deep_url, option.hit.site)
-            if outcome.output and outcome.action != "link_dropped" and all(u != outcome.output for _, u, _ in options):
-                options.append((option.label, outcome.output, option.hit.site))
-        return clarification_json(ambiguity.question, options) if len(options) > 1 else None
+            if outcome.output and outcome.action != LinkAction.LINK_DROPPED and all(o.url != outcome.output for o in options):
+                options.append(ClarifyOption(option.label, outcome.output, option.hit.site))
+        return Clarification(ambiguity.question, tuple(options)) if len(options) > 1 else None
 
     @staticmethod
     def _similarity(view: View, question: str) -> Similarity | None:

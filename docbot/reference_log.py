@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from docbot.answer import Answer, Reference
+from crawlers.model import SourceType
+from docbot.answer import Answer, Clarification, Reference, Resolution, Status
 
 REFERENCE_LOG = "docbot.sqlite"
 SCHEMA_VERSION = 1
@@ -71,7 +72,7 @@ class StoredTurn:
 def _reference(data: dict[str, Any]) -> Reference:
     return Reference(
         n=int(data["n"]), url=str(data["url"]), title=str(data.get("title", "")),
-        path=tuple(data.get("path", ())), source_type=str(data.get("source_type", "Other")),
+        path=tuple(data.get("path", ())), source_type=str(data.get("source_type", SourceType.OTHER)),
         site=str(data.get("site", "")), primary=bool(data.get("primary", False)), snippet=str(data.get("snippet", "")),
         quote=str(data.get("quote", "")),
     )
@@ -82,22 +83,22 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
     from docbot.answer import Group
 
     return Answer(
-        question=str(data.get("question", "")), status=str(data.get("status", "answered")),
+        question=str(data.get("question", "")), status=Status(data.get("status", Status.ANSWERED)),
         answer=str(data.get("answer", "")), confidence=float(data.get("confidence", 0.0)),
-        resolution=str(data.get("resolution", "none")), generator=str(data.get("generator", "extractive")),
+        resolution=Resolution(data.get("resolution", Resolution.NONE)), generator=str(data.get("generator", "extractive")),
         references=tuple(_reference(r) for r in data.get("references", ())),
         groups=tuple(Group(str(g["type"]), tuple(int(n) for n in g["refs"])) for g in data.get("groups", ())),
         timings_ms={str(k): float(v) for k, v in data.get("timings_ms", {}).items()},
         error=data.get("error"),
-        clarification=data.get("clarification") if isinstance(data.get("clarification"), dict) else None,
+        clarification=Clarification.from_json(clarify) if isinstance(clarify := data.get("clarification"), dict) else None,
         generations={str(k): int(v) for k, v in (data.get("generations") or {}).items()},
     )
 
 
 def _option_links(answer_id: int, answer: Answer) -> list[tuple[int, int, str]]:
     """A clarifying question's option links, numbered -1, -2, … so refresh re-checks them beside the references."""
-    options = (answer.clarification or {}).get("options", ())
-    return [(answer_id, -i, str(o["url"])) for i, o in enumerate(options, start=1) if o.get("url")]
+    options = answer.clarification.options if answer.clarification else ()
+    return [(answer_id, -i, o.url) for i, o in enumerate(options, start=1) if o.url]
 
 
 class ReferenceLog:

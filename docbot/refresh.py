@@ -25,6 +25,7 @@ from typing import Any
 
 from crawlers.errors import CrawlerError, CrawlRefused
 from crawlers.model import AnchorMap, map_path, write_atomic
+from docbot.answer import LinkAction
 from docbot.config import KEEP_REPORTS, Settings
 from docbot.disk import DiskUsage
 from docbot.errors import DocbotError, SiteNotFound
@@ -174,12 +175,12 @@ def recheck_links(settings: Settings, links: Iterable[tuple[int, str]]) -> tuple
     for answer_id, url in links:
         checked += 1
         outcome = validator.check_url(url)
-        if outcome.action == "kept":
+        if outcome.action == LinkAction.KEPT:
             continue
         passage = quote(answer_id, url) if "text directive dropped" in outcome.reason else ""
         again = validator.quote_link(url, passage) if passage else None
         if again is not None and again.output and ":~:" in again.output:  # the quote moved: a directive that lands on it
-            outcome = dataclasses.replace(again, action="rewritten",
+            outcome = dataclasses.replace(again, action=LinkAction.REWRITTEN,
                                           reason=f"{outcome.reason}; derived again for the quoted passage")
         changed.append(LoggedLink(answer_id, url, outcome.action, outcome.output, outcome.reason))
     return checked, changed

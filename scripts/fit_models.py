@@ -25,6 +25,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from docbot.answer import Status
 from docbot.answering import confidence
 from docbot.config import load_settings
 from docbot.indexing.embed import embedder_from_settings
@@ -97,7 +98,7 @@ def main() -> int:
         pipeline.gate = model
         for q in questions:
             answer = pipeline.ask(q.question, site=q.site)
-            if answer.status == "answered" and answer.references:
+            if answer.status == Status.ANSWERED and answer.references:
                 base = pipeline.maps[q.site].base_url
                 want = {normalize_link(link, base) for link in (*q.gold, *q.accept)}
                 rows.append((answer.signals, normalize_link(answer.references[0].url, base) in want))

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from docbot.answering.gate import coverage, hit_text
 from docbot.text.words import tokenize
@@ -49,7 +48,9 @@ class Option:
 
 
 @dataclass(frozen=True, slots=True)
-class Clarification:
+class Ambiguity:
+    """Clearly different readings of a question, each with the section that answers it."""
+
     question: str
     options: tuple[Option, ...]
 
@@ -76,7 +77,7 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def across_sites(question: str, hits: Sequence[Hit], doc_freq: Mapping[str, int], docs: int,
-                 gap: float = SITE_SCORE_GAP, minimum: float = MIN_COVERAGE) -> Clarification | None:
+                 gap: float = SITE_SCORE_GAP, minimum: float = MIN_COVERAGE) -> Ambiguity | None:
     """Options when the best sections of different sites score alike and each answers the whole question."""
     best: dict[str, Hit] = {}
     for hit in hits:
@@ -86,7 +87,7 @@ def across_sites(question: str, hits: Sequence[Hit], doc_freq: Mapping[str, int]
 
 def within_site(question: str, hits: Sequence[Hit], doc_freq: Mapping[str, int], docs: int,
                 gap: float = PAGE_SCORE_GAP, minimum: float = MIN_COVERAGE,
-                with_site: bool = False) -> Clarification | None:
+                with_site: bool = False) -> Ambiguity | None:
     """Options when sections of unrelated pages of one site score alike and each answers the whole question
     (``with_site``: labels name the site, for a question that named none)."""
     distinct: list[Hit] = []
@@ -100,7 +101,7 @@ def within_site(question: str, hits: Sequence[Hit], doc_freq: Mapping[str, int],
 
 
 def _choose(question: str, candidates: Sequence[Hit], doc_freq: Mapping[str, int], docs: int, gap: float,
-            minimum: float, ask: str, with_site: bool) -> Clarification | None:
+            minimum: float, ask: str, with_site: bool) -> Ambiguity | None:
     if len(candidates) < MIN_OPTIONS or candidates[0].score <= 0:
         return None
     top = candidates[0].score
@@ -108,9 +109,5 @@ def _choose(question: str, candidates: Sequence[Hit], doc_freq: Mapping[str, int
     options = [h for h in close if _covers(question, h, doc_freq, docs, minimum)][:MAX_OPTIONS]
     if len(options) < MIN_OPTIONS or options[0] is not candidates[0]:
         return None  # the best section itself must be one of the readings
-    return Clarification(ask, tuple(Option(label(h, with_site), h) for h in options))
+    return Ambiguity(ask, tuple(Option(label(h, with_site), h) for h in options))
 
-
-def to_json(question: str, options: Sequence[tuple[str, str, str]]) -> dict[str, Any]:
-    """The ``clarification`` object of ``ask --json``: the question and (label, url, site) options."""
-    return {"question": question, "options": [{"label": l, "url": u, "site": s} for l, u, s in options]}

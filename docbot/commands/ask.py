@@ -14,7 +14,7 @@ from typing import Any, TextIO, cast
 
 from crawlers.errors import BadSiteName
 from crawlers.sitenames import check_site_name
-from docbot.answer import Answer
+from docbot.answer import Answer, Clarification, Status
 from docbot.answering.question import clean_question
 from docbot.commands.args import site_name
 from docbot.config import Settings
@@ -41,19 +41,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.set_defaults(func=run)
 
 
-def clarification_lines(clarification: dict[str, Any]) -> list[str]:
+def clarification_lines(clarification: Clarification) -> list[str]:
     """The clarifying question and its numbered options, each with its link."""
-    lines = [str(clarification.get("question", ""))]
-    for i, option in enumerate(clarification.get("options", ()), start=1):
-        lines.append(f"  {i}. {option.get('label', '')}")
-        lines.append(f"     {option.get('url', '')}")
+    lines = [clarification.question]
+    for i, option in enumerate(clarification.options, start=1):
+        lines.append(f"  {i}. {option.label}")
+        lines.append(f"     {option.url}")
     return lines
 
 
 def render_text(answer: Answer) -> str:
     """The readable form: status line, answer, then sources grouped by type."""
     lines = []
-    if answer.status != "answered":
+    if answer.status != Status.ANSWERED:
         lines.append(f"[{answer.status.replace('_', ' ')}]")
     if answer.clarification:
         lines += clarification_lines(answer.clarification)
@@ -70,7 +70,7 @@ def render_text(answer: Answer) -> str:
                 ref = by_n[n]
                 lines.append(f"    [{n}] {ref.path_label}")
                 lines.append(f"        {ref.url}")
-    if answer.status != "error":
+    if answer.status != Status.ERROR:
         lines.append("")
         lines.append(f"({answer.generator} answer, {answer.resolution} resolution, "
                      f"confidence {answer.confidence:.2f}, {answer.timings_ms.get('total', 0):.0f} ms)")
@@ -112,7 +112,7 @@ def _answer_line(pipeline: Any, question: str, site: str | None, problem: str | 
         except Exception as exc:  # noqa: BLE001 - one line must not stop the batch
             log.error("could not answer %r: %s", question[:200], exc, exc_info=log.isEnabledFor(logging.DEBUG))
             problem = f"could not answer ({type(exc).__name__}) — run with -vv for details"
-    return Answer(question=clean_question(question)[0], status="error", answer=problem, error=problem)
+    return Answer(question=clean_question(question)[0], status=Status.ERROR, answer=problem, error=problem)
 
 
 def _emit(answer: Answer, as_json: bool, out: TextIO) -> None:
@@ -162,11 +162,11 @@ def _answer(args: argparse.Namespace, settings: Settings, question: str,
                            f"{args.site}` and `docbot index --site {args.site}`, or pick another --site")
     if args.batch is None:
         answer = pipeline.ask(question, site=args.site, k=args.k)
-        if answer.status == "error" and not args.json:
+        if answer.status == Status.ERROR and not args.json:
             print(f"docbot: {answer.error or answer.answer}", file=sys.stderr)
             return 1
         _emit(answer, args.json, sys.stdout)
-        return 1 if answer.status == "error" else 0
+        return 1 if answer.status == Status.ERROR else 0
     for i, (text, site, problem) in enumerate(batch):
         if i and not args.json:
             print(SEPARATOR)

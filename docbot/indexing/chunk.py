@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from crawlers.model import AnchorMap, SectionText
+from crawlers.model import AnchorMap, SectionText, SourceType
 
 DEFAULT_BUDGET = 350  # estimated tokens per chunk
 DEFAULT_OVERLAP = 50  # at most this many tokens of the previous part are repeated
@@ -87,7 +87,7 @@ class Chunk:
         return cls(
             id=data["id"], site=data["site"], url=data["url"], anchor=data.get("anchor"),
             deep_url=data["deep_url"], title=data.get("title", ""), path=tuple(data.get("path", ())),
-            level=int(data.get("level", 1)), source_type=data.get("source_type", "Other"),
+            level=int(data.get("level", 1)), source_type=data.get("source_type", SourceType.OTHER),
             text=data.get("text", ""), content_hash=data["content_hash"],
             part=int(data.get("part", 0)), kind=data.get("kind", "heading"),
         )

@@ -16,7 +16,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 from crawlers.model import AnchorMap
 from crawlers.urls import join, normalize, split_directive, split_fragment
-from docbot.answer import LinkOutcome
+from docbot.answer import LinkAction, LinkOutcome
 from docbot.references.directives import Directives, Freshen, PageTexts
 from docbot.references.fragments import Match, remember
 from docbot.references.repair import SiteIndex, rank_on_page, repair_on_page, repair_page, transplant
@@ -137,18 +137,18 @@ class LinkChecker:
                 hit = self._check(url, site) if directive is None else self._with_directive(
                     url, self._checked(base, site), directive)
             except Exception as exc:  # noqa: BLE001 - never crash on hostile input; drop the link instead
-                hit = Checked(LinkOutcome(url, None, "link_dropped", f"could not check URL ({type(exc).__name__})"))
+                hit = Checked(LinkOutcome(url, None, LinkAction.LINK_DROPPED, f"could not check URL ({type(exc).__name__})"))
             remember(self._cache, key, hit, CACHE_SIZE)
         return hit
 
     def _with_directive(self, url: str, checked: Checked, directive: str) -> Checked:
         """The outcome of ``url`` (its part before ``:~:`` checked as ``checked``) with its directive judged."""
         outcome = checked.outcome
-        if outcome.output is None or outcome.action == "link_dropped":
+        if outcome.output is None or outcome.action == LinkAction.LINK_DROPPED:
             return checked._replace(outcome=LinkOutcome(url, None, outcome.action, outcome.reason))
         if checked.site is None:  # an allowlisted host, kept unchecked
             return checked._replace(outcome=replace(outcome, input=url, output=with_directive(outcome.output, directive)))
-        if outcome.action == "fragment_dropped":
+        if outcome.action == LinkAction.FRAGMENT_DROPPED:
             kept, why = "", "the section it was to land in is gone"
         else:
             kept, why = self.directives.judge(checked.site, checked.page or "", checked.fragment, directive)
@@ -156,9 +156,9 @@ class LinkChecker:
             action, output = outcome.action, with_directive(outcome.output, kept)
             reason = _join(outcome.reason, f"text directive lands in {'#' + checked.fragment if checked.fragment else 'the page'}")
             if why:
-                action, reason = ("rewritten" if action == "kept" else action), _join(reason, why)
+                action, reason = (LinkAction.REWRITTEN if action == LinkAction.KEPT else action), _join(reason, why)
         else:
-            action, output = ("rewritten" if outcome.action == "kept" else outcome.action), outcome.output
+            action, output = (LinkAction.REWRITTEN if outcome.action == LinkAction.KEPT else outcome.action), outcome.output
             reason = _join(outcome.reason, f"text directive dropped: {why} (anchor kept)")
         return checked._replace(outcome=LinkOutcome(url, output, action, reason))
 
@@ -184,7 +184,7 @@ class LinkChecker:
 
     def _check(self, url: str, site: str | None) -> Checked:
         def drop(reason: str) -> Checked:
-            return Checked(LinkOutcome(url, None, "link_dropped", reason))
+            return Checked(LinkOutcome(url, None, LinkAction.LINK_DROPPED, reason))
 
         raw = url.strip()
         if not raw:
@@ -213,7 +213,7 @@ class LinkChecker:
             if not target.page:
                 return drop("malformed URL")
             if self._allowed(target.host):
-                return Checked(LinkOutcome(url, format_url(target.page, fragment), "kept",
+                return Checked(LinkOutcome(url, format_url(target.page, fragment), LinkAction.KEPT,
                                             f"host {target.host} is on the allowlist (kept unchecked)"))
             return drop(f"host {target.host or '?'} is not a configured site")
         return self._check_on_site(url, target.site, target, fragment)
@@ -252,23 +252,23 @@ class LinkChecker:
         if canonical is None:
             moved = transplant(index, None, fragment)
             if moved:
-                return self._result(url, name, moved, "rewritten", f"page not in anchor map; {moved.reason}")
-            return Checked(LinkOutcome(url, None, "link_dropped", "page not in anchor map"), name)
+                return self._result(url, name, moved, LinkAction.REWRITTEN, f"page not in anchor map; {moved.reason}")
+            return Checked(LinkOutcome(url, None, LinkAction.LINK_DROPPED, "page not in anchor map"), name)
         match = repair_on_page(index, canonical, fragment)
         if match is not None and match.reason == "exists" and not why_page:
-            return self._result(url, name, match, "kept", "page and fragment exist" if fragment else "page exists", dir_form)
+            return self._result(url, name, match, LinkAction.KEPT, "page and fragment exist" if fragment else "page exists", dir_form)
         if match is None:
             texts = self.texts
             opening = None if texts is None else (lambda page, anchor: texts(name, f"{page}#{anchor}"))
             moved = transplant(index, canonical, fragment) or rank_on_page(index, canonical, fragment, opening)
             if moved:
-                return self._result(url, name, moved, "rewritten", _join(why_page, moved.reason))
-            return self._result(url, name, Match(canonical, "", ""), "fragment_dropped",
+                return self._result(url, name, moved, LinkAction.REWRITTEN, _join(why_page, moved.reason))
+            return self._result(url, name, Match(canonical, "", ""), LinkAction.FRAGMENT_DROPPED,
                                 _join(why_page, f"no such fragment on page (#{fragment})"), dir_form)
         reason = why_page if match.reason == "exists" else _join(why_page, match.reason)
-        return self._result(url, name, match, "rewritten", reason, dir_form)
+        return self._result(url, name, match, LinkAction.REWRITTEN, reason, dir_form)
 
-    def _result(self, url: str, site: str, match: Match, action: str, reason: str, dir_form: bool = False) -> Checked:
+    def _result(self, url: str, site: str, match: Match, action: LinkAction, reason: str, dir_form: bool = False) -> Checked:
         out = format_url(match.page, match.fragment, dir_form)
         return Checked(LinkOutcome(url, out, action, reason), site, match.page, match.fragment)
 

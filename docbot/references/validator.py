@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from crawlers.urls import split_directive
-from docbot.answer import GROUP_ORDER, Group, LinkOutcome, Reference
-from docbot.references.grouping import group_references
+from docbot.answer import Group, LinkAction, LinkOutcome, Reference
+from docbot.references.grouping import group_of, group_references
 from docbot.references.directives import PageTexts
 from docbot.references.links import LinkChecker, SectionTexts, Checked, normalize_out, reference_url, with_directive
 from docbot.references.scan import BARE, DISGUISED, TRAILING, may_hide_urls, outside_code, sub_links, sub_markers, undisguise
@@ -64,7 +64,7 @@ class ReferenceValidator(LinkChecker):
             checked = self._quoted(self._checked(src.url, src.site), src.passage)
             outcomes.append(checked.outcome)
             out = checked.outcome.output
-            if out is None or checked.outcome.action == "link_dropped":
+            if out is None or checked.outcome.action == LinkAction.LINK_DROPPED:
                 continue
             key = normalize_out(out)
             if key in by_url:
@@ -110,7 +110,7 @@ class ReferenceValidator(LinkChecker):
     def _quoted(self, checked: Checked, passage: str) -> Checked:
         """``checked`` with a text directive for the quoted ``passage`` on its output, when one lands on it."""
         outcome = checked.outcome
-        if not passage or outcome.output is None or outcome.action == "link_dropped" or not checked.site:
+        if not passage or outcome.output is None or outcome.action == LinkAction.LINK_DROPPED or not checked.site:
             return checked
         found = self.directives.derive(checked.site, checked.page or "", checked.fragment, passage)
         if found is None:
@@ -121,14 +121,14 @@ class ReferenceValidator(LinkChecker):
 
     def _reference(self, src: Source, checked: Checked) -> Reference:
         title, path = src.title, src.path
-        if checked.outcome.action != "kept" and checked.site and checked.page:
+        if checked.outcome.action != LinkAction.KEPT and checked.site and checked.page:
             page_index = self._index(checked.site).page(checked.page)
             if checked.fragment and checked.fragment in page_index.titles:
                 title, path = page_index.titles[checked.fragment]
             elif not checked.fragment:
                 page = self.maps[checked.site].pages[checked.page]
                 title, path = page.title or src.title, (page.title,) if page.title else src.path[:1]
-        source_type = src.source_type if src.source_type in GROUP_ORDER else "Other"
+        source_type = group_of(src.source_type)
         url = reference_url(checked.outcome.output) if checked.outcome.output else src.url
         return Reference(0, url, title, tuple(path), source_type, src.site, False, self._docs_text(src.snippet),
                          self._docs_text(src.passage))
@@ -166,7 +166,7 @@ class ReferenceValidator(LinkChecker):
     def _approve(self, url: str, site: str | None, outcomes: list[LinkOutcome], approved: set[str]) -> str | None:
         outcome = self._checked(url, site).outcome
         outcomes.append(outcome)
-        if outcome.output is not None and outcome.action != "link_dropped":
+        if outcome.output is not None and outcome.action != LinkAction.LINK_DROPPED:
             approved.add(outcome.output)
             return outcome.output
         return None
@@ -182,7 +182,7 @@ class ReferenceValidator(LinkChecker):
                 out = self._approve(url, None, outcomes, approved)
             else:
                 out = None
-                outcomes.append(LinkOutcome(raw, None, "link_dropped", "not an http(s) link"))
+                outcomes.append(LinkOutcome(raw, None, LinkAction.LINK_DROPPED, "not an http(s) link"))
             return (out or "") + m.group(0)[len(raw):]
 
         return DISGUISED.sub(fix, text) if may_hide_urls(text) else text

@@ -11,10 +11,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from docbot.answer import ANSWERING  # a clarifying question comes with a best-effort primary
 from docbot.answering.confidence import Bucket, fit, reliability
 from docbot.report.metrics import Question, normalize_link, targets
 
-ANSWERING = ("answered", "needs_clarification")  # a clarifying question comes with a best-effort primary
 
 
 @dataclass(frozen=True, slots=True)

@@ -106,10 +106,6 @@ class LiveChecker:
         results = await asyncio.gather(*(self.check(u) for u in unique))
         return dict(zip(unique, results))
 
-    @property
-    def pages_fetched(self) -> int:
-        return len(self._pages)
-
 
 def own_rule(matcher: PageMatcher | None, fragment: str, directive: str) -> str:
     """docbot's verdict on a directive against the page as served now: "ok", or why it no longer lands."""

@@ -15,14 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crawlers.urls import join, normalize, split_fragment
+from docbot.answer import ANSWERING, LinkAction, Status  # ANSWERING: a clarifying question comes with a best-effort answer
 from docbot.report.directive_figures import directive_failures, directive_rates, failing_links
 from docbot.report.facts import answer_figures
 
 OUT_OF_SCOPE = "out_of_scope"
-NOT_COVERED = "not_covered"
-CLARIFY = "needs_clarification"
-ANSWERING = ("answered", CLARIFY)  # a clarifying question comes with a best-effort answer
-ACTION_OF = {"keep": "kept", "rewrite": "rewritten", "drop_fragment": "fragment_dropped", "drop_link": "link_dropped"}
+NOT_COVERED = Status.NOT_COVERED
+CLARIFY = Status.NEEDS_CLARIFICATION
+ACTION_OF = {"keep": LinkAction.KEPT, "rewrite": LinkAction.REWRITTEN, "drop_fragment": LinkAction.FRAGMENT_DROPPED,
+             "drop_link": LinkAction.LINK_DROPPED}  # an eval case's expected action → the validator's
 STAGES = ("resolve", "retrieve", "generate", "validate", "total")
 
 
@@ -160,7 +161,7 @@ def is_case_right(result: CaseResult) -> bool:
 
 def is_wrong_rewrite(result: CaseResult) -> bool:
     """The validator rewrote the link to a target that is neither the expected nor an also-ok link."""
-    if result.action != "rewritten":
+    if result.action != LinkAction.REWRITTEN:
         return False
     if result.output is None or result.case.expected is None:
         return True

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import httpx
 
 from crawlers.urls import join
+from docbot.answer import Status
 from docbot.errors import ConfigError
 from docbot.report.directive_figures import own_verdict
 from docbot.report.live import DEFAULT_CONCURRENCY, check_links
@@ -100,7 +101,7 @@ def ask_all(
 class _Failed:
     """Stand-in answer for a question whose pipeline call raised."""
 
-    status = "error"
+    status = Status.ERROR
     references: tuple[Any, ...] = ()
     timings_ms: dict[str, float] = {}
 
@@ -126,7 +127,7 @@ def score_answers(
             QuestionResult(
                 question=q,
                 base_url=site_base(base_urls, q.site),
-                status=str(getattr(a, "status", "error")),
+                status=str(getattr(a, "status", Status.ERROR)),
                 links=urls,
                 live_ok=tuple(checks[u].ok for u in urls),
                 live_reasons=tuple(checks[u].reason for u in urls),

@@ -14,11 +14,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from crawlers.model import SourceType
 from docbot.references.headings import QUERY_STOPWORDS, words
 from docbot.text.lexicon import stem, synonym_stems
 from docbot.text.words import tokenize
 
-SOURCE_TYPES = ("API reference", "Guides", "Tutorials", "Examples", "FAQ", "Release notes")  # "Other": all zero
+SOURCE_TYPES = tuple(t for t in SourceType if t is not SourceType.OTHER)  # one feature each; "Other": all zero
 FEATURES = (
     "fused", "order", "dense", "dense_rank", "lexical", "lexical_rank", "mention", "mention_rank", "inlinks",
     "title", "path", "heading_cosine", "coverage", "rarest", "page_candidates", "page_first", "words", "depth", "api", "repeated",

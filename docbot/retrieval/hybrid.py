@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from crawlers.model import SourceType
+from docbot.answer import Resolution
 from docbot.indexing.chunk import FENCED_BLOCK, Chunk, embedding_text
 from docbot.retrieval.candidates import CandidateFeatures, Fused
 from docbot.retrieval.cross import CrossRanker
@@ -42,7 +44,7 @@ LISTING_CODE_SHARE = 0.95  # a page whose text is at least this share code is a 
 # question about using something, the documentation comes first. (On the dev set SQLAlchemy's changelog
 # entries led 3 answers; on the Python docs, unseen, "What's New" entries led 3 of 6 how-to questions of
 # ours ahead of the library reference they name, and none does at 0.9; 0.5–0.9 give the same dev figures.)
-RELEASE_NOTES = "Release notes"
+RELEASE_NOTES = SourceType.RELEASE_NOTES
 RELEASE_NOTES_WEIGHT = 0.9
 # A tiny section (under TINY_WORDS: an attribute's description, a heading over one sentence) rarely holds
 # the answer to a question; when it scores like a fuller section, the fuller one comes first. Weight chosen
@@ -97,7 +99,7 @@ class Hit:
     score: float = 0.0  # fused (RRF) score
     dense: float = 0.0  # best cosine similarity of any of its chunks (0 when not in the dense pool)
     lexical: float = 0.0  # best BM25 score of any of its chunks
-    origin: str = "semantic"  # semantic | explicit
+    origin: Resolution = Resolution.SEMANTIC  # or EXPLICIT: a section the question named
     context: str = ""  # parent's lead for a tiny subsection
 
     @classmethod
@@ -246,10 +248,6 @@ class Retriever:
                 context = _lead(parent.text)
         return Hit.from_chunk(head, text, context=context, **extra)
 
-    def page_sections(self, site: str, url: str) -> list[str]:
-        """Deep URLs of the sections of one page, in document order."""
-        return [d for d, parts in self._table(site).items() if parts[0].url == url]
-
     def search(
         self,
         query: str,
@@ -368,7 +366,3 @@ class Retriever:
             self._freq[site] = site_doc_freq(self.index, site)
         return self._features.rows(query, site, keys, f, self._table(site), self._mention_index(site),
                                    self._freq[site])
-
-
-def with_origin(hit: Hit, origin: str) -> Hit:
-    return replace(hit, origin=origin)

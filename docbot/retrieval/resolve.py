@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Protocol
 
-from crawlers.model import AnchorMap, Page
+from crawlers.model import AnchorMap, Page, SourceType
 from crawlers.urls import split_fragment
-from docbot.answer import LinkOutcome
+from docbot.answer import LinkAction, LinkOutcome
 
 MAX_PER_SYMBOL = 2  # an ambiguous name (Response, Session) resolves to at most this many sections
 MAX_TARGETS = 4
@@ -45,6 +46,14 @@ class UrlChecker(Protocol):
     def check_url(self, url: str, site: str | None = None) -> LinkOutcome: ...
 
 
+class ResolvedBy(StrEnum):
+    """How an explicit reference was found: a URL in the question, an API name, or a section title it quotes."""
+
+    URL = "url"
+    SYMBOL = "symbol"
+    TITLE = "title"
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
     """A section (or page, ``anchor=None``) that the question names explicitly."""
@@ -55,7 +64,7 @@ class Target:
     title: str
     path: tuple[str, ...]
     source_type: str
-    how: str  # url | symbol | title
+    how: ResolvedBy
     strong: bool = True  # False: a bare CamelCase/UPPER_SNAKE word, which may be mentioned in passing
 
     @property
@@ -63,7 +72,7 @@ class Target:
         return f"{self.url}#{self.anchor}" if self.anchor else self.url
 
 
-def _target(site: str, page: Page, anchor: str | None, how: str) -> Target:
+def _target(site: str, page: Page, anchor: str | None, how: ResolvedBy) -> Target:
     for section in page.sections:
         if anchor is not None and section.anchor == anchor:
             return Target(site, page.url, anchor, section.title, section.path, page.source_type, how)
@@ -104,7 +113,7 @@ class Resolver:
     def _defining_pages(self, site: str) -> list[Page]:
         """The pages an API name or a quoted title may name: not an index, a table of contents or an all-in-one
         copy of other pages (the crawler's "Other")."""
-        return [page for page in self.maps[site].pages.values() if page.source_type != "Other"]
+        return [page for page in self.maps[site].pages.values() if page.source_type != SourceType.OTHER]
 
     def _symbol_table(self, site: str) -> dict[str, list[tuple[int, str, str | None]]]:
         """name suffix → [(specificity, page url, anchor)] for API entries and identifier-like headings."""
@@ -166,14 +175,14 @@ class Resolver:
         best: Target | None = None
         for site in sites if relative else [None]:
             outcome = self.validator.check_url(raw, site)
-            if outcome.output is None or outcome.action == "link_dropped":
+            if outcome.output is None or outcome.action == LinkAction.LINK_DROPPED:
                 continue
             for name in ([site] if site else sites):
                 page = self.maps[name].page(outcome.output)
                 if page is None:
                     continue
                 _, fragment = split_fragment(outcome.output)
-                target = _target(name, page, fragment or None, "url")
+                target = _target(name, page, fragment or None, ResolvedBy.URL)
                 if target.anchor is not None:
                     return target
                 best = best or target
@@ -206,7 +215,7 @@ class Resolver:
         rows = sorted(exact or folded, key=lambda r: r[0])  # fully qualified matches first
         out: list[Target] = []
         for _, site, url, anchor in rows:
-            target = _target(site, self.maps[site].pages[url], anchor, "symbol")
+            target = _target(site, self.maps[site].pages[url], anchor, ResolvedBy.SYMBOL)
             if all(t.deep_url != target.deep_url for t in out):
                 out.append(target)
             if len(out) >= MAX_PER_SYMBOL:
@@ -221,7 +230,7 @@ class Resolver:
             strong = " " in key  # one quoted word ('"type": "click"') is more often data than a section's title
             for site in sites:
                 for url, anchor in self._title_table(site).get(key, ())[:MAX_PER_SYMBOL]:
-                    out.append(replace(_target(site, self.maps[site].pages[url], anchor, "title"), strong=strong))
+                    out.append(replace(_target(site, self.maps[site].pages[url], anchor, ResolvedBy.TITLE), strong=strong))
         return out
 
 
@@ -235,9 +244,9 @@ def explicit_site(question: str, targets: Sequence[Target]) -> str | None:
     only ends another site's symbol (``json.dumps`` in ``flask.json.dumps``) does not choose.
     """
     for target in targets:
-        if target.how == "url":
+        if target.how == ResolvedBy.URL:
             return target.site
     for target in targets:
-        if target.how == "symbol" and target.anchor and "." in target.anchor and target.anchor in question:
+        if target.how == ResolvedBy.SYMBOL and target.anchor and "." in target.anchor and target.anchor in question:
             return target.site
     return None

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from slack_bolt import App, BoltRequest, BoltResponse
 from slack_sdk import WebClient
 
-from docbot.answer import Answer
+from docbot.answer import Answer, Status
 from docbot.slack.blocks import (
     ACTION_CLARIFY_PATTERN,
     ACTION_DOWN,
@@ -216,7 +216,7 @@ class DocbotSlack:
             answer = self._ask(question)
             answer_id = self._record(answer, "slash_command", command.get("user_id"), command.get("channel_id"), None)
             public = self.settings.public
-            message = render_answer(answer, answer_id, shareable=not public and answer.status != "error")
+            message = render_answer(answer, answer_id, shareable=not public and answer.status != Status.ERROR)
             respond(text=message.text, blocks=message.blocks, response_type="in_channel" if public else "ephemeral",
                     unfurl_links=False, unfurl_media=False)
         except Exception:  # noqa: BLE001
@@ -361,7 +361,7 @@ class DocbotSlack:
             answer = replace(self.asker.ask(f"{question} {url}", site=site), question=question)
             answer_id = self._record(answer, "clarify", user, channel if in_thread else None,
                                      thread_ts if in_thread else None)
-            reply = render_answer(answer, answer_id, shareable=not in_thread and answer.status != "error")
+            reply = render_answer(answer, answer_id, shareable=not in_thread and answer.status != Status.ERROR)
             if in_thread:
                 client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=reply.text, blocks=reply.blocks,
                                         unfurl_links=False, unfurl_media=False)

@@ -26,7 +26,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from docbot.answer import Answer
+from docbot.answer import Answer, LinkAction, Status
 from docbot.slack.mrkdwn import (
     SECTION_LIMIT,
     escape,
@@ -81,14 +81,14 @@ def _context(text: str) -> ContextBlock:
 
 def approved_urls(answer: Answer) -> frozenset[str]:
     """The URLs the validator let through for this answer: its references, kept or rewritten links, options."""
-    kept = {o.output for o in answer.outcomes if o.output and o.action != "link_dropped"}
+    kept = {o.output for o in answer.outcomes if o.output and o.action != LinkAction.LINK_DROPPED}
     return frozenset({ref.url for ref in answer.references} | kept | {url for _, url, _ in _options(answer)})
 
 
 def _options(answer: Answer) -> list[tuple[str, str, str]]:
     """(label, url, site) of a clarifying question's options (validated by the pipeline)."""
-    options = (answer.clarification or {}).get("options", ())
-    return [(str(o.get("label", "")), str(o.get("url", "")), str(o.get("site", ""))) for o in options if o.get("url")]
+    options = answer.clarification.options if answer.clarification else ()
+    return [(o.label, o.url, o.site) for o in options if o.url]
 
 
 def option_value(question: str, url: str, site: str) -> str:
@@ -110,9 +110,9 @@ def parse_option_value(value: str) -> tuple[str, str, str] | None:
 def _clarify_blocks(answer: Answer) -> list[Block]:
     """The clarifying question, its options as links, one button per option, and where the best guess starts."""
     options = _options(answer)
-    if answer.status != "needs_clarification" or not options:
+    if answer.status != Status.NEEDS_CLARIFICATION or not options:
         return []
-    lines = [f"*{escape(str((answer.clarification or {}).get('question', '')))}*"]
+    lines = [f"*{escape(answer.clarification.question if answer.clarification else '')}*"]
     lines += [f"{i}. {link(url, text)}" for i, (text, url, _) in enumerate(options, start=1)]
     buttons = [
         ButtonElement(text=_shorten(f"{i}. {text}", BUTTON_TEXT_CHARS), action_id=f"{ACTION_CLARIFY}{i}",
@@ -138,7 +138,7 @@ def source_lines(answer: Answer) -> list[str]:
 
 
 def _footer(answer: Answer, shared_by: str | None) -> str:
-    if answer.status == "not_covered":
+    if answer.status == Status.NOT_COVERED:
         how = "Not covered in the indexed documentation"
     elif answer.generator == "extractive":
         how = f"Extractive answer (quoted from the docs, no LLM) · confidence {answer.confidence:.0%}"
@@ -172,7 +172,7 @@ def render_answer(
         head.append(_context(f"*Q:* {inert(_shorten(answer.question, QUESTION_CHARS))}"))
     head += _clarify_blocks(answer)
     parts = to_mrkdwn_parts(answer.answer, approved_urls(answer))
-    if answer.status == "error" or answer.flagged:  # a flagged answer opens with its "may not cover" line
+    if answer.status == Status.ERROR or answer.flagged:  # a flagged answer opens with its "may not cover" line
         body_parts = [f":warning: {part}" if i == 0 else part for i, part in enumerate(parts)]
     else:
         body_parts = parts
@@ -180,12 +180,12 @@ def render_answer(
 
     tail: list[Block] = []
     if answer.references:
-        title = "Closest topics" if answer.status == "not_covered" else "Sources"
+        title = "Closest topics" if answer.status == Status.NOT_COVERED else "Sources"
         tail.append(DividerBlock())
         tail += [_section(t) for t in split_sections([f"*{title}*", *source_lines(answer)], SECTION_LIMIT)]
-    if answer.status != "error":
+    if answer.status != Status.ERROR:
         tail.append(_context(_footer(answer, shared_by)))
-    if answer_id is not None and answer.status != "error":
+    if answer_id is not None and answer.status != Status.ERROR:
         tail.append(_buttons(answer_id, shareable))
 
     room = MAX_BLOCKS - len(head) - len(tail)
@@ -197,10 +197,10 @@ def render_answer(
 
 def fallback_text(answer: Answer) -> str:
     """The plain notification text (mrkdwn-escaped; never a mention)."""
-    if answer.status == "not_covered":
+    if answer.status == Status.NOT_COVERED:
         return "Not covered in the docs."
     if answer.clarification:
-        return inert(_shorten(str(answer.clarification.get("question", "")), FALLBACK_CHARS)) or "docbot answer"
+        return inert(_shorten(answer.clarification.question, FALLBACK_CHARS)) or "docbot answer"
     return inert(_shorten(answer.answer.replace("```", " "), FALLBACK_CHARS)) or "docbot answer"
 
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import pytest
 from tests.docbot.ask_fakes import OTHER_BASE, OTHER_SECTIONS, FakeIndex, make_chunks, make_map, make_validator
 
-from docbot.answer import Reference
+from docbot.answer import Reference, Resolution, Status
 from docbot.answering.gate import FEATURES, GateModel
 from docbot.answering.logistic import LogisticModel
 from docbot.answering.question import MAX_QUESTION_CHARS, clean_question
@@ -37,13 +37,13 @@ def test_semantic_answer_has_validated_primary_reference_and_timings() -> None:
 
 def test_explicit_symbol_is_the_primary_reference() -> None:
     answer = pipeline().ask("What does App.set_cookie do?")
-    assert answer.resolution == "explicit"
+    assert answer.resolution == Resolution.EXPLICIT
     assert answer.references[0].url == "http://docs.test/api.html#app.App.set_cookie"
 
 
 def test_unrelated_question_is_not_covered_with_closest_topics() -> None:
     answer = pipeline().ask("kubernetes helm chart ingress zzz")
-    assert answer.status == "not_covered" and answer.resolution == "none"
+    assert answer.status == Status.NOT_COVERED and answer.resolution == Resolution.NONE
     assert 1 <= len(answer.references) <= 3
     assert "The closest topics are:" in answer.answer and "[1]" in answer.answer
 
@@ -66,24 +66,24 @@ def test_odd_sections_are_answered_from_their_lead_never_an_error(question: str)
     site = Pipeline(FakeIndex(make_chunks(sections=ODD)), {"demo": odd_map}, ReferenceValidator({"demo": odd_map}),
                     gate=ALWAYS)
     answer = site.ask(question)
-    assert answer.status == "answered" and answer.error is None
+    assert answer.status == Status.ANSWERED and answer.error is None
     assert "[1]" in answer.answer and not answer.answer.startswith("See")  # the first source says something
 
 
 def test_bad_input_never_raises() -> None:
     p = pipeline()
-    assert p.ask("   ").status == "error"
-    assert p.ask("\x00\x01\x02\x03\x04binary").status == "error"
-    assert p.ask("Wie lade ich Dateien hoch?").status in ("answered", "not_covered")
+    assert p.ask("   ").status == Status.ERROR
+    assert p.ask("\x00\x01\x02\x03\x04binary").status == Status.ERROR
+    assert p.ask("Wie lade ich Dateien hoch?").status in (Status.ANSWERED, Status.NOT_COVERED)
     long = p.ask("upload " * 3000)
-    assert long.status in ("answered", "not_covered") and len(long.question) <= MAX_QUESTION_CHARS
+    assert long.status in (Status.ANSWERED, Status.NOT_COVERED) and len(long.question) <= MAX_QUESTION_CHARS
     unknown = p.ask("upload size", site="nope")
-    assert unknown.status == "error" and "docbot index --site nope" in unknown.answer
+    assert unknown.status == Status.ERROR and "docbot index --site nope" in unknown.answer
 
 
 def test_no_index_at_all_says_what_to_run() -> None:
     answer = Pipeline(FakeIndex([]), {}, make_validator()).ask("anything")
-    assert answer.status == "error" and "docbot index" in answer.answer
+    assert answer.status == Status.ERROR and "docbot index" in answer.answer
 
 
 def test_follow_up_favours_sections_cited_before() -> None:
@@ -107,7 +107,7 @@ def two_sites() -> Pipeline:
 def test_across_sites_an_answer_comes_from_the_site_with_the_best_section() -> None:
     p = two_sites()
     throttling = p.ask("How many requests may each client IP address make per minute?")
-    assert throttling.status == "answered"
+    assert throttling.status == Status.ANSWERED
     assert throttling.references[0].url == OTHER_BASE + "throttling.html#rate-limits"
     assert {r.site for r in throttling.references} == {"other"}
     uploads = p.ask("How do I limit the upload size? MAX_CONTENT_LENGTH")
@@ -131,7 +131,7 @@ def test_across_sites_an_api_name_written_in_full_chooses_its_site() -> None:
 
 
 def test_across_sites_a_question_no_site_covers_is_not_covered() -> None:
-    assert two_sites().ask("kubernetes helm chart ingress zzz").status == "not_covered"
+    assert two_sites().ask("kubernetes helm chart ingress zzz").status == Status.NOT_COVERED
 
 
 def test_a_title_that_many_pages_share_is_named_with_its_page() -> None:

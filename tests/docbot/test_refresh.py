@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from docbot.answer import LinkAction, Status
 from docbot.cli import main
 from docbot.config import Settings, SiteConfig
 from docbot.indexing.embed import HashEmbedder
@@ -68,7 +69,7 @@ def test_renamed_heading_is_reported_and_logged_link_repaired(tiny: tuple[Path, 
     assert second.links_checked == 2
     [repaired] = second.links
     assert repaired.url == old_link
-    assert repaired.action == "rewritten"
+    assert repaired.action == LinkAction.REWRITTEN
     assert repaired.output == base + "guide.html#setting-up-the-project"
 
     md_path, json_path = write_report(second, settings.data_dir)
@@ -88,7 +89,7 @@ def test_logged_link_to_a_reworded_heading_is_repaired_by_the_heading_ranking(ti
     )
     report = refresh(settings, embedder=HashEmbedder(), links=[(3, base + "guide.html#setting-up-and-installing")])
     [repaired] = report.links
-    assert (repaired.action, repaired.output) == ("rewritten", base + "guide.html#installation")
+    assert (repaired.action, repaired.output) == (LinkAction.REWRITTEN, base + "guide.html#installation")
     assert 'paraphrase of heading "Installation"' in repaired.reason
 
 
@@ -141,7 +142,7 @@ def test_the_markdown_report_quotes_what_it_did_not_write_as_inert_code() -> Non
     report = RefreshReport("2026-11-25T00:00:00Z", (
         SiteRefresh("w", "http://d.test/", True, changes),
         SiteRefresh("v", "http://d.test/v/", False, error=f"crawl failed: {evil}\nsecond line", changed_shape=(evil,)),
-    ), 2, (LoggedLink(1, f"http://d.test/a.html#{evil}|x", "rewritten", "http://d.test/a.html#b|c", "renamed"),))
+    ), 2, (LoggedLink(1, f"http://d.test/a.html#{evil}|x", LinkAction.REWRITTEN, "http://d.test/a.html#b|c", "renamed"),))
     rendered = MarkdownIt("commonmark").enable("table").render(render_markdown(report))
     outside = re.sub(r"<code>.*?</code>", "", rendered, flags=re.S)
     assert "evil.example" not in outside and "@octocat" not in outside and "<a " not in outside
@@ -170,7 +171,7 @@ def test_a_logged_text_directive_is_checked_again_and_dropped_or_derived_anew(tm
                          f"{url}#intro:~:text=Old%20words%20here")
     log = ReferenceLog.in_data_dir(settings.data_dir)
     for link in (kept, moved, gone):
-        log.record(Answer("q", "answered", "a [1]", references=(
+        log.record(Answer("q", Status.ANSWERED, "a [1]", references=(
             Reference(1, link, "Cursors", ("A", "Cursors"), "Guides", "docs", quote=quote),)), "cli")
 
     def page(intro: str) -> None:  # a crawl of the site: a new generation holding its map and pages' texts
@@ -184,7 +185,7 @@ def test_a_logged_text_directive_is_checked_again_and_dropped_or_derived_anew(tm
     assert recheck_links(settings, logged_links(settings)) == (3, [])
     page("Intro. Server side cursors help too.")  # "Server side cursors" now stands first in the intro
     checked, changed = recheck_links(settings, logged_links(settings))
-    assert checked == 3 and [(c.url, c.action) for c in changed] == [(moved, "rewritten"), (gone, "rewritten")]
+    assert checked == 3 and [(c.url, c.action) for c in changed] == [(moved, LinkAction.REWRITTEN), (gone, LinkAction.REWRITTEN)]
     again, dropped = changed
     assert again.output == f"{url}#cursors:~:text=Server%20side%20cursors%20stream,sets"
     assert "derived again for the quoted passage" in again.reason

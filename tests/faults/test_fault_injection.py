@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from crawlers.model import AnchorMap, Page, Section
-from docbot.answer import Answer, Reference
+from docbot.answer import Answer, Reference, Status
 from docbot.slack.blocks import render_answer
 from docbot.references.scan import undisguise
 from docbot.references.validator import ReferenceValidator, Source
@@ -96,7 +96,7 @@ def test_llm_text_with_a_disguised_link_is_cleaned_and_rendered_inert(spelling: 
     validated = validator.validate(text, sources)
     assert "evil" not in undisguise(validated.answer).lower() and "javascript" not in validated.answer
     assert f"{base}guide.html#install" in validated.answer  # an approved link survives
-    answer = Answer("q", "answered", validated.answer, references=validated.references, outcomes=validated.outcomes)
+    answer = Answer("q", Status.ANSWERED, validated.answer, references=validated.references, outcomes=validated.outcomes)
     message = render_answer(answer, 1).to_json()
     texts = [b["text"]["text"] for b in message["blocks"] if "text" in b and isinstance(b["text"], dict)]
     assert_nothing_linkable([*texts, message["text"]], {base + "guide.html#install"})
@@ -106,7 +106,7 @@ def test_llm_text_with_a_disguised_link_is_cleaned_and_rendered_inert(spelling: 
 @pytest.mark.parametrize("question", ["is http://evil.example/login the portal?", "what about www.evil.example?",
                                       r"and http\://evil.example/x?", "or http&#58;//evil.example/y?"])
 def test_the_question_echoed_in_slack_links_nothing(question: str) -> None:
-    message = render_answer(Answer(question, "not_covered", "Not covered."), 1).to_json()
+    message = render_answer(Answer(question, Status.NOT_COVERED, "Not covered."), 1).to_json()
     echo = message["blocks"][0]["elements"][0]
     assert echo["verbatim"] is True and question.split()[0] in echo["text"]
     assert_nothing_linkable([echo["text"]], set())

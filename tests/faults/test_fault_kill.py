@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from crawlers.model import AnchorMap
-from docbot.answer import Answer, Reference
+from docbot.answer import Answer, Reference, Status
 from docbot.indexing.embed import HashEmbedder
 from docbot.indexing.generations import Generations
 from docbot.indexing.index import Index
@@ -109,7 +109,7 @@ def test_killed_command_leaves_consistent_files_and_no_process(tmp_path: Path, c
         clean_seconds = time.monotonic() - started  # of a whole index run, the one killed below does as much
         log = ReferenceLog.in_data_dir(tmp_path / "data")
         ref = Reference(1, hostile.url + "p1.html#install-1", "Installing widget 1", ("Topic 1",), "Other", "w")
-        log.record(Answer("how?", "answered", "Install it [1].", references=(ref,)), "cli")
+        log.record(Answer("how?", Status.ANSWERED, "Install it [1].", references=(ref,)), "cli")
         for i in range(PAGES):  # a new release: every page changes, so the crawl re-parses and the index re-embeds
             pages[f"p{i}.html"] = pages[f"p{i}.html"].replace("never sleeps", f"sleeps in release {i}")
         hostile.hits.clear()

@@ -25,6 +25,7 @@ import httpx
 import pytest
 
 from crawlers.model import AnchorMap
+from docbot.answer import Status
 from docbot.indexing.generations import Generations
 from docbot.reference_log import REFERENCE_LOG, answer_from_json
 from docbot.slack.fake import BOT_TOKEN, SECRET, FakeSlack, command_body, fake_slack, signed_headers
@@ -170,7 +171,7 @@ def test_a_running_bot_answers_throughout_a_refresh_a_rebuild_and_a_new_site(tmp
     assert len(answers) == len(names)
     generations_seen = set()
     for answer in answers:
-        assert answer.status == "answered", answer.question
+        assert answer.status == Status.ANSWERED, answer.question
         site = answer.references[0].site
         if site != "w":
             continue

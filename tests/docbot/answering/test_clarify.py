@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.docbot.ask_fakes import BASE, TIE_BASE, TIE_SECTIONS, FakeIndex, make_chunks, make_map
 
-from docbot.answer import Answer, LinkOutcome
+from docbot.answer import Answer, Clarification, ClarifyOption, LinkAction, LinkOutcome, Status
 from docbot.answering.clarify import MIN_COVERAGE, across_sites, within_site
 from docbot.commands.ask import render_text
 from docbot.answering.confidence import SIGNALS
@@ -72,14 +72,14 @@ def test_within_a_site_sections_of_one_topic_are_not_a_choice() -> None:
 
 def test_asks_when_two_sites_tie_with_validated_options_and_a_minimal_best_effort_answer() -> None:
     answer = tie_sites().ask(TIE)
-    assert answer.status == "needs_clarification"
-    assert answer.clarification is not None and answer.clarification["question"].endswith("?")
-    options = answer.clarification["options"]
-    assert {(o["site"], o["url"]) for o in options} == {("demo", BASE + "guide.html#sessions"),
+    assert answer.status == Status.NEEDS_CLARIFICATION
+    assert answer.clarification is not None and answer.clarification.question.endswith("?")
+    options = answer.clarification.options
+    assert {(o.site, o.url) for o in options} == {("demo", BASE + "guide.html#sessions"),
                                                         ("orm", TIE_BASE + "session.html#using-sessions")}
-    assert all(o["label"].startswith(o["site"] + ": ") for o in options)
+    assert all(o.label.startswith(o.site + ": ") for o in options)
     # the best-effort answer and its reference stay: the best section only
-    assert [r.url for r in answer.references] == [options[0]["url"]] and answer.answer
+    assert [r.url for r in answer.references] == [options[0].url] and answer.answer
 
 
 def test_option_links_are_the_validators_output() -> None:
@@ -94,7 +94,7 @@ def test_option_links_are_the_validators_output() -> None:
     p.validator.check_url = spy  # type: ignore[method-assign]
     answer = p.ask(TIE)
     assert answer.clarification is not None
-    assert {o["url"] for o in answer.clarification["options"]} <= set(checked)
+    assert {o.url for o in answer.clarification.options} <= set(checked)
 
 
 def test_an_option_whose_link_the_validator_drops_is_no_option() -> None:
@@ -103,24 +103,24 @@ def test_an_option_whose_link_the_validator_drops_is_no_option() -> None:
 
     def drop_orm(url: str, site: str | None = None) -> LinkOutcome:
         if url.startswith(TIE_BASE):
-            return LinkOutcome(url, None, "link_dropped", "test: not vouched for")
+            return LinkOutcome(url, None, LinkAction.LINK_DROPPED, "test: not vouched for")
         return check(url, site)
 
     p.validator.check_url = drop_orm  # type: ignore[method-assign]
     answer = p.ask(TIE)
-    assert answer.status != "needs_clarification" and answer.clarification is None
+    assert answer.status != Status.NEEDS_CLARIFICATION and answer.clarification is None
 
 
 def test_does_not_ask_when_one_site_clearly_wins_or_a_site_is_named_or_a_link_is_pasted() -> None:
     p = tie_sites()
-    assert p.ask("How do I limit the upload size?").status == "answered"
-    assert p.ask(TIE, site="demo").status == "answered"
-    assert p.ask(f"{TIE} {BASE}guide.html#sessions").status == "answered"
+    assert p.ask("How do I limit the upload size?").status == Status.ANSWERED
+    assert p.ask(TIE, site="demo").status == Status.ANSWERED
+    assert p.ask(f"{TIE} {BASE}guide.html#sessions").status == Status.ANSWERED
 
 
 def test_a_confident_answer_is_given_as_it_is() -> None:
     sure = LogisticModel.constant(SIGNALS, 10.0)
-    assert tie_sites(sure).ask(TIE).status == "answered"
+    assert tie_sites(sure).ask(TIE).status == Status.ANSWERED
 
 
 def test_json_shape() -> None:
@@ -131,12 +131,21 @@ def test_json_shape() -> None:
     assert "clarification" not in tie_sites().ask("How do I limit the upload size?").to_json()
 
 
+def test_the_clarification_json_keeps_its_keys_in_order_and_reads_back() -> None:
+    clarification = Clarification("Which one?", (ClarifyOption("demo: Sessions", BASE + "guide.html#sessions", "demo"),))
+    data = clarification.to_json()
+    assert json.dumps(data) == ('{"question": "Which one?", "options": [{"label": "demo: Sessions", '
+                                f'"url": "{BASE}guide.html#sessions", "site": "demo"}}]}}')
+    assert Clarification.from_json(data) == clarification
+
+
 def test_cli_text_prints_the_question_and_numbered_options() -> None:
     answer = tie_sites().ask(TIE)
+    assert answer.clarification is not None
     text = render_text(answer)
-    assert text.startswith("[needs clarification]\n" + answer.clarification["question"])  # type: ignore[index]
-    for i, option in enumerate(answer.clarification["options"], start=1):  # type: ignore[index]
-        assert f"  {i}. {option['label']}\n     {option['url']}" in text
+    assert text.startswith("[needs clarification]\n" + answer.clarification.question)
+    for i, option in enumerate(answer.clarification.options, start=1):
+        assert f"  {i}. {option.label}\n     {option.url}" in text
     assert "Sources" in text
 
 
@@ -145,17 +154,17 @@ def test_the_reference_log_keeps_the_clarification_and_its_links_for_refresh(tmp
     answer = tie_sites().ask(TIE)
     answer_id = log.record(answer, "cli")
     stored = log.get(answer_id)
-    assert stored is not None and stored.status == "needs_clarification"
+    assert stored is not None and stored.status == Status.NEEDS_CLARIFICATION
     assert stored.clarification == answer.clarification
     logged = {url for _, url in log.iter_links()}
-    assert {o["url"] for o in answer.clarification["options"]} <= logged  # type: ignore[index]
+    assert answer.clarification is not None and {o.url for o in answer.clarification.options} <= logged
     assert {r.url for r in answer.references} <= logged
 
 
 def test_the_report_counts_clarifications_and_scores_their_best_effort_answer() -> None:
     q = Question(id="q1", site="demo", kind="semantic", question=TIE, gold=("guide.html#sessions",))
-    asked = QuestionResult(q, BASE, "needs_clarification", (BASE + "guide.html#sessions",), (True,), answer="x")
-    plain = QuestionResult(q, BASE, "answered", (BASE + "guide.html#sessions",), (True,), answer="x")
+    asked = QuestionResult(q, BASE, Status.NEEDS_CLARIFICATION, (BASE + "guide.html#sessions",), (True,), answer="x")
+    plain = QuestionResult(q, BASE, Status.ANSWERED, (BASE + "guide.html#sessions",), (True,), answer="x")
     m = compute_metrics([asked, plain])
     assert m.clarified == 1 and m.hit1 == 100.0 and m.to_json()["clarify_rate"] == 50.0
     text = render_markdown(ReportData(m, Thresholds(), (), (asked, plain)))
@@ -170,7 +179,7 @@ def test_ambiguous_fixture_questions_name_no_site() -> None:
 
 
 def test_an_answer_without_clarification_round_trips_as_before() -> None:
-    answer = Answer(question="q", status="answered", answer="a")
+    answer = Answer(question="q", status=Status.ANSWERED, answer="a")
     assert "clarification" not in answer.to_json()
 
 

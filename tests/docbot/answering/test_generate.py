@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import pytest
 from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
+from docbot.answer import Status
 from docbot.errors import GenerationError
 from docbot.answering.generate import LLM_BUDGET_S, LLMGenerator, Passage
 from docbot.pipeline import Pipeline
@@ -95,7 +96,7 @@ def test_server_error_raises_generation_error(llm: LLMGenerator) -> None:
 def test_pipeline_falls_back_to_extractive_on_rate_limit(llm: LLMGenerator) -> None:
     FakeOpenAI.replies = [(429, "")]
     answer = pipeline(llm).ask("How do I limit the upload size with MAX_CONTENT_LENGTH?")
-    assert answer.status == "answered" and answer.generator == "extractive"
+    assert answer.status == Status.ANSWERED and answer.generator == "extractive"
     assert answer.references[0].url == "http://docs.test/guide.html#uploading-files"
 
 
@@ -121,5 +122,5 @@ def test_a_slow_llm_is_given_up_within_the_budget_and_the_fallback_logged(
     with caplog.at_level(logging.WARNING, logger="docbot.pipeline"):
         answer = pipeline(slow).ask("How do I limit the upload size with MAX_CONTENT_LENGTH?")
     assert time.monotonic() - started < 1.2
-    assert answer.status == "answered" and answer.generator == "extractive"
+    assert answer.status == Status.ANSWERED and answer.generator == "extractive"
     assert "LLM fallback: The LLM gave no answer within 0.3 s" in caplog.text

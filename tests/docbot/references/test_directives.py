@@ -9,6 +9,7 @@ import pytest
 
 from crawlers.model import AnchorMap, Page, Section
 from crawlers.page_text import OUTSIDE, PageText
+from docbot.answer import LinkAction
 from docbot.references.directives import Directives
 from docbot.references.validator import ReferenceValidator, Source
 
@@ -36,13 +37,13 @@ def validator(on: bool = True) -> ReferenceValidator:
 def test_a_directive_that_lands_in_its_section_is_kept() -> None:
     url = URL + "#install:~:text=If%20typed%20is,cached"
     outcome = validator().check_url(url)
-    assert (outcome.action, outcome.output) == ("kept", url)
+    assert (outcome.action, outcome.output) == (LinkAction.KEPT, url)
     assert "text directive lands in #install" in outcome.reason
 
 
 def test_a_directive_landing_elsewhere_is_dropped_and_the_anchor_kept() -> None:
     outcome = validator().check_url(URL + "#usage:~:text=If%20typed%20is")
-    assert (outcome.action, outcome.output) == ("rewritten", URL + "#usage")
+    assert (outcome.action, outcome.output) == (LinkAction.REWRITTEN, URL + "#usage")
     assert outcome.reason.endswith("text directive dropped: its first match is outside #usage (in #install) (anchor kept)")
     gone = validator().check_url(URL + "#usage:~:text=words%20that%20are%20gone")
     assert gone.output == URL + "#usage" and "its text is not on the page" in gone.reason
@@ -50,9 +51,9 @@ def test_a_directive_landing_elsewhere_is_dropped_and_the_anchor_kept() -> None:
 
 def test_a_repaired_fragment_takes_its_directive_along_and_a_dead_one_drops_it() -> None:
     repaired = validator().check_url(URL + "#Install:~:text=If%20typed%20is")
-    assert (repaired.action, repaired.output) == ("rewritten", URL + "#install:~:text=If%20typed%20is")
+    assert (repaired.action, repaired.output) == (LinkAction.REWRITTEN, URL + "#install:~:text=If%20typed%20is")
     dead = validator().check_url(URL + "#nowhere-at-all:~:text=If%20typed%20is")
-    assert dead.action == "fragment_dropped" and dead.output == URL and "section it was to land in is gone" in dead.reason
+    assert dead.action == LinkAction.FRAGMENT_DROPPED and dead.output == URL and "section it was to land in is gone" in dead.reason
 
 
 def test_without_page_texts_no_directive_is_kept() -> None:
@@ -64,7 +65,7 @@ def test_malformed_and_other_directives_are_dropped() -> None:
     outcome = validator().check_url(URL + "#install:~:text=a-b&foo=1")
     assert outcome.output == URL + "#install" and "malformed" in outcome.reason and "other than text=" in outcome.reason
     page_only = validator().check_url(URL + "#:~:text=Run%20the%20tool")
-    assert page_only.output == URL + "#:~:text=Run%20the%20tool" and page_only.action == "kept"
+    assert page_only.output == URL + "#:~:text=Run%20the%20tool" and page_only.action == LinkAction.KEPT
 
 
 def test_a_quoted_source_gets_a_directive_for_its_quote_and_keeps_it_as_its_quote() -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from crawlers.extract import extract
 from crawlers.model import AnchorMap, Page, Section
+from docbot.answer import LinkAction
 from docbot.text.lexicon import stem, synonym_stems
 from docbot.references.validator import ReferenceValidator
 
@@ -64,7 +65,7 @@ def test_a_paraphrased_fragment_is_rewritten_to_the_heading_it_means(
     validator: ReferenceValidator, url: str, output: str, heading: str
 ) -> None:
     outcome = validator.check_url(BASE + url)
-    assert (outcome.action, outcome.output) == ("rewritten", BASE + output)
+    assert (outcome.action, outcome.output) == (LinkAction.REWRITTEN, BASE + output)
     assert f'paraphrase of heading "{heading}"' in outcome.reason
 
 
@@ -79,12 +80,12 @@ def test_a_paraphrased_fragment_is_rewritten_to_the_heading_it_means(
 )
 def test_an_unclear_fragment_is_dropped_not_guessed(validator: ReferenceValidator, url: str) -> None:
     outcome = validator.check_url(BASE + url)
-    assert (outcome.action, outcome.output) == ("fragment_dropped", BASE + url.partition("#")[0])
+    assert (outcome.action, outcome.output) == (LinkAction.FRAGMENT_DROPPED, BASE + url.partition("#")[0])
 
 
 def test_an_id_on_two_other_pages_moves_to_one_of_them(validator: ReferenceValidator) -> None:
     outcome = validator.check_url(BASE + "log.html#_mapping_authors")
-    assert outcome.action == "rewritten"
+    assert outcome.action == LinkAction.REWRITTEN
     assert outcome.output in (BASE + "authors-a.html#_mapping_authors", BASE + "authors-b.html#_mapping_authors")
 
 
@@ -135,11 +136,11 @@ def test_a_tie_between_headings_is_settled_by_the_one_section_whose_text_has_the
     url = BASE + "connections.html#how-do-i-stream-large-result-sets"
     texts = {f"{BASE}connections.html#{anchor}": text for anchor, text in TEXTS.items()}
     settled = ReferenceValidator({"docs": _results_page()}, texts=lambda site, deep: texts.get(deep)).check_url(url)
-    assert (settled.action, settled.output) == ("rewritten", BASE + "connections.html#server-side-cursors")
+    assert (settled.action, settled.output) == (LinkAction.REWRITTEN, BASE + "connections.html#server-side-cursors")
     assert "its text also has the fragment's larg, set" in settled.reason
     # Without the sections' texts (no index at hand), the tie is dropped as before.
     alone = ReferenceValidator({"docs": _results_page()}).check_url(url)
-    assert (alone.action, alone.output) == ("fragment_dropped", BASE + "connections.html")
+    assert (alone.action, alone.output) == (LinkAction.FRAGMENT_DROPPED, BASE + "connections.html")
 
 
 def test_a_tie_stays_dropped_when_two_unrelated_sections_texts_both_fit() -> None:
@@ -147,4 +148,4 @@ def test_a_tie_stays_dropped_when_two_unrelated_sections_texts_both_fit() -> Non
     texts[BASE + "connections.html#multiple-result-sets"] += " Stream very large ones with a server side cursor."
     outcome = ReferenceValidator({"docs": _results_page()}, texts=lambda site, deep: texts.get(deep)).check_url(
         BASE + "connections.html#how-do-i-stream-large-result-sets")
-    assert (outcome.action, outcome.output) == ("fragment_dropped", BASE + "connections.html")
+    assert (outcome.action, outcome.output) == (LinkAction.FRAGMENT_DROPPED, BASE + "connections.html")

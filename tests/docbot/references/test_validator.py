@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from crawlers.model import AnchorMap, Page, Rename, Section
+from docbot.answer import LinkAction
 from docbot.references.validator import ReferenceValidator, Source
 
 BASE = "http://docs.test/"
@@ -65,34 +66,34 @@ def validator() -> ReferenceValidator:
 @pytest.mark.parametrize(
     ("url", "action", "output", "reason"),
     [
-        ("guide.html#connect-on-demand", "kept", "guide.html#connect-on-demand", "exist"),
-        ("guide.html", "kept", "guide.html", "page exists"),
-        ("guide.html#top", "kept", "guide.html#top", "exist"),
-        ("guide.html#secret_key", "rewritten", "guide.html#SECRET_KEY", "case-only"),
-        ("api.html#flask.request.get_json", "rewritten", "api.html#flask.Request.get_json", "case-only"),
-        ("guide.html#connect_on_demand", "rewritten", "guide.html#connect-on-demand", "slug style"),
-        ("guide.html#signals-and-flasks-request-context", "rewritten",
+        ("guide.html#connect-on-demand", LinkAction.KEPT, "guide.html#connect-on-demand", "exist"),
+        ("guide.html", LinkAction.KEPT, "guide.html", "page exists"),
+        ("guide.html#top", LinkAction.KEPT, "guide.html#top", "exist"),
+        ("guide.html#secret_key", LinkAction.REWRITTEN, "guide.html#SECRET_KEY", "case-only"),
+        ("api.html#flask.request.get_json", LinkAction.REWRITTEN, "api.html#flask.Request.get_json", "case-only"),
+        ("guide.html#connect_on_demand", LinkAction.REWRITTEN, "guide.html#connect-on-demand", "slug style"),
+        ("guide.html#signals-and-flasks-request-context", LinkAction.REWRITTEN,
          "guide.html#signals-and-flask-s-request-context", "slug style"),
-        ("guide.html#user-content-connect-on-demand", "rewritten", "guide.html#connect-on-demand", "slug style"),
-        ("guide.html#deploying", "rewritten", "guide.html#s-deploying", "slug style"),
-        ("guide.html#get_serializer_class", "rewritten", "guide.html#get_serializer_classself", "slug style"),
-        ("guide.html#old-connect", "rewritten", "guide.html#connect-on-demand", "renamed in crawl of 2026-01-02"),
-        ("guide.html#returning-json-errors", "rewritten", "guide.html#returning-api-errors-as-json", "paraphrase"),
-        ("guide.html#modifying-the-session", "rewritten", "guide.html#accessing-and-modifying-the-session",
+        ("guide.html#user-content-connect-on-demand", LinkAction.REWRITTEN, "guide.html#connect-on-demand", "slug style"),
+        ("guide.html#deploying", LinkAction.REWRITTEN, "guide.html#s-deploying", "slug style"),
+        ("guide.html#get_serializer_class", LinkAction.REWRITTEN, "guide.html#get_serializer_classself", "slug style"),
+        ("guide.html#old-connect", LinkAction.REWRITTEN, "guide.html#connect-on-demand", "renamed in crawl of 2026-01-02"),
+        ("guide.html#returning-json-errors", LinkAction.REWRITTEN, "guide.html#returning-api-errors-as-json", "paraphrase"),
+        ("guide.html#modifying-the-session", LinkAction.REWRITTEN, "guide.html#accessing-and-modifying-the-session",
          "paraphrase"),
-        ("guide.html#cursor-pagination-limitations", "rewritten", "guide.html#details-and-limitations", "paraphrase"),
-        ("api.html#flask.Flask.add_url", "rewritten", "api.html#flask.Flask.add_url_rule", "API name"),
-        ("guide.html#streaming-with-context", "rewritten", "patterns/streaming.html#streaming-with-context",
+        ("guide.html#cursor-pagination-limitations", LinkAction.REWRITTEN, "guide.html#details-and-limitations", "paraphrase"),
+        ("api.html#flask.Flask.add_url", LinkAction.REWRITTEN, "api.html#flask.Flask.add_url_rule", "API name"),
+        ("guide.html#streaming-with-context", LinkAction.REWRITTEN, "patterns/streaming.html#streaming-with-context",
          "another page"),
-        ("guide.html#flask.Flask.get", "rewritten", "api.html#flask.Flask.get", "another page"),
-        ("guide/#connect-on-demand", "rewritten", "guide.html#connect-on-demand", ".html"),
-        ("guide.md#connect-on-demand", "rewritten", "guide.html#connect-on-demand", ".md"),
-        ("en/latest/guide.html#connect-on-demand", "rewritten", "guide.html#connect-on-demand", "version prefix"),
-        ("viewsets.html#modelviewset", "rewritten", "viewsets/index.html#modelviewset", "dir/"),
-        ("viewsets/#ModelViewSet", "rewritten", "viewsets/#modelviewset", "case-only"),
-        ("viewsets/#modelviewset", "kept", "viewsets/#modelviewset", "exist"),
-        ("guide.html#connection-pooling", "fragment_dropped", "guide.html", "no such fragment"),
-        ("missing.html#nothing-here", "link_dropped", None, "page not in anchor map"),
+        ("guide.html#flask.Flask.get", LinkAction.REWRITTEN, "api.html#flask.Flask.get", "another page"),
+        ("guide/#connect-on-demand", LinkAction.REWRITTEN, "guide.html#connect-on-demand", ".html"),
+        ("guide.md#connect-on-demand", LinkAction.REWRITTEN, "guide.html#connect-on-demand", ".md"),
+        ("en/latest/guide.html#connect-on-demand", LinkAction.REWRITTEN, "guide.html#connect-on-demand", "version prefix"),
+        ("viewsets.html#modelviewset", LinkAction.REWRITTEN, "viewsets/index.html#modelviewset", "dir/"),
+        ("viewsets/#ModelViewSet", LinkAction.REWRITTEN, "viewsets/#modelviewset", "case-only"),
+        ("viewsets/#modelviewset", LinkAction.KEPT, "viewsets/#modelviewset", "exist"),
+        ("guide.html#connection-pooling", LinkAction.FRAGMENT_DROPPED, "guide.html", "no such fragment"),
+        ("missing.html#nothing-here", LinkAction.LINK_DROPPED, None, "page not in anchor map"),
     ],
 )
 def test_check_url_evidence(validator: ReferenceValidator, url: str, action: str, output: str | None, reason: str) -> None:
@@ -107,7 +108,7 @@ def test_check_url_evidence(validator: ReferenceValidator, url: str, action: str
 )
 def test_near_miss_to_a_different_api_is_not_close(validator: ReferenceValidator, url: str) -> None:
     outcome = validator.check_url(BASE + url)
-    assert outcome.action == "fragment_dropped"
+    assert outcome.action == LinkAction.FRAGMENT_DROPPED
     assert outcome.output == BASE + "api.html"
 
 
@@ -129,25 +130,25 @@ def test_heading_anchor_preferred_over_generated_id(validator: ReferenceValidato
 )
 def test_unusable_urls_are_dropped_with_a_reason(validator: ReferenceValidator, url: str, reason: str) -> None:
     outcome = validator.check_url(url)
-    assert outcome.action == "link_dropped" and outcome.output is None
+    assert outcome.action == LinkAction.LINK_DROPPED and outcome.output is None
     assert reason in outcome.reason
 
 
 def test_allowlisted_host_is_kept_unchecked(validator: ReferenceValidator) -> None:
     outcome = validator.check_url("https://github.com/pallets/flask/issues/1")
-    assert outcome.action == "kept" and "allowlist" in outcome.reason
+    assert outcome.action == LinkAction.KEPT and "allowlist" in outcome.reason
 
 
 def test_site_without_anchor_map_says_how_to_make_one(validator: ReferenceValidator) -> None:
     outcome = validator.check_url("guide.html", site="nosuchsite")
-    assert outcome.action == "link_dropped" and "docbot crawl" in outcome.reason
+    assert outcome.action == LinkAction.LINK_DROPPED and "docbot crawl" in outcome.reason
 
 
 def test_percent_encoded_and_unicode_fragments() -> None:
     page = Page(url=BASE + "u.html", title="U", anchors=("café-au-lait",), sections=(sec("café-au-lait", "Café au lait"),))
     v = ReferenceValidator({"u": AnchorMap(site="u", base_url=BASE, pages={page.url: page})})
-    assert v.check_url(BASE + "u.html#caf%C3%A9-au-lait").action == "kept"
-    assert v.check_url(BASE + "u.html#Café_au_lait").action == "rewritten"
+    assert v.check_url(BASE + "u.html#caf%C3%A9-au-lait").action == LinkAction.KEPT
+    assert v.check_url(BASE + "u.html#Café_au_lait").action == LinkAction.REWRITTEN
 
 
 def src(n: int, url: str, source_type: str = "Guides", title: str = "T") -> Source:
@@ -164,7 +165,7 @@ def test_validate_rewrites_links_keeps_text_of_dropped_ones(validator: Reference
         f"See [connecting]({BASE}guide.html#connect-on-demand) and this page, "
         f"also {BASE}guide.html#SECRET_KEY. And gone."
     )
-    assert [o.action for o in result.outcomes] == ["kept", "rewritten", "link_dropped", "rewritten", "link_dropped"]
+    assert [o.action for o in result.outcomes] == [LinkAction.KEPT, LinkAction.REWRITTEN, LinkAction.LINK_DROPPED, LinkAction.REWRITTEN, LinkAction.LINK_DROPPED]
 
 
 def test_markers_renumbered_in_order_of_first_use(validator: ReferenceValidator) -> None:

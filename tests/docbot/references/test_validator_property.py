@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from crawlers.model import AnchorMap, Page, Section
+from docbot.answer import LinkAction
 from docbot.references.validator import ReferenceValidator, Source
 
 BASE = "http://docs.test/"
@@ -56,7 +57,7 @@ def urls_in(text: str) -> list[str]:
 def test_every_output_url_exists_and_was_approved(answer: str, source_urls: list[str]) -> None:
     sources = [Source(i + 1, u, "t", ("t",), "Guides", "docs") for i, u in enumerate(source_urls)]
     result = VALIDATOR.validate(answer, sources)
-    approved = {o.output for o in result.outcomes if o.output and o.action != "link_dropped"}
+    approved = {o.output for o in result.outcomes if o.output and o.action != LinkAction.LINK_DROPPED}
     for url in urls_in(result.answer) + [r.url for r in result.references]:
         assert AMAP.has_anchor(url), (url, result.answer)
         assert url in approved, (url, result.answer)

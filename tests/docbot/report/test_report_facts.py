@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from docbot.answer import Status
 from docbot.report.facts import answer_figures, content_words, fact_covered, question_sentences, word_count
 from docbot.report.metrics import Question, QuestionResult, Thresholds, check_thresholds, compute_metrics
 from docbot.report.render import ReportData, render_html, render_json, render_markdown
@@ -51,10 +52,10 @@ def _result(id: str, kind: str, status: str, answer: str, site: str = "flask") -
 def test_only_answered_in_scope_questions_count_and_reports_show_it() -> None:
     good = "Set MAX_CONTENT_LENGTH in the config to limit the upload size. [1]"
     results = [
-        _result("a", "semantic", "answered", good),
-        _result("b", "semantic", "answered", "Nothing relevant. [1]", site="drf"),
-        _result("c", "semantic", "not_covered", good),  # refused: its facts are not counted
-        _result("d", "out_of_scope", "answered", good),
+        _result("a", "semantic", Status.ANSWERED, good),
+        _result("b", "semantic", Status.ANSWERED, "Nothing relevant. [1]", site="drf"),
+        _result("c", "semantic", Status.NOT_COVERED, good),  # refused: its facts are not counted
+        _result("d", "out_of_scope", Status.ANSWERED, good),
     ]
     metrics = compute_metrics(results)
     assert metrics.answers["facts_covered"] == 50.0

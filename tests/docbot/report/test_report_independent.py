@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crawlers.page_text import PageText
+from docbot.answer import Status
 from docbot.references.textfrag import PageMatcher, TextDirective
 from docbot.report.directive_figures import directive_failures, directive_rates, failing_links
 from docbot.report.independent import IndependentPage
@@ -69,7 +70,7 @@ def test_the_live_check_judges_a_link_with_a_directive(tmp_path: Path) -> None:
 
 def test_directive_figures_count_quoted_sources_and_both_verdicts() -> None:
     q = Question("q1", "s", "semantic", "?")
-    results = [QuestionResult(q, "http://h/", "answered", ("http://h/a#x:~:text=a", "http://h/b#y", "http://h/c#z:~:text=c"),
+    results = [QuestionResult(q, "http://h/", Status.ANSWERED, ("http://h/a#x:~:text=a", "http://h/b#y", "http://h/c#z:~:text=c"),
                               (True, True, True), quoted=(True, True, False), directives=("ok", None, "outside its section"),
                               own_directives=("ok", None, "ok"))]
     rates = directive_rates(results)
@@ -81,7 +82,7 @@ def test_directive_figures_count_quoted_sources_and_both_verdicts() -> None:
 def test_a_directive_stale_on_the_served_page_is_counted_and_not_valid() -> None:
     q = Question("q1", "s", "semantic", "?")
     links = ("http://h/a#x:~:text=a", "http://h/c#z:~:text=c")
-    results = [QuestionResult(q, "http://h/", "answered", links, (True, True), quoted=(True, True),
+    results = [QuestionResult(q, "http://h/", Status.ANSWERED, links, (True, True), quoted=(True, True),
                               directives=("ok", "ok"), own_directives=("ok", "ok"),
                               live_directives=("its text is not on the page", "ok"))]
     rates = directive_rates(results)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from docbot.answer import LinkAction, Status
 from docbot.answering.gate import Evidence
 from docbot.report.live import check_links
 from docbot.report.metrics import Question, RepairCase, Thresholds
@@ -73,10 +74,10 @@ class FakePipeline:
 
     def ask(self, question: str, site: str | None = None) -> FakeAnswer:
         if "install" in question:
-            return FakeAnswer("answered", (Ref(self.base + "guide/index.html#install"), Ref(self.base + "api.html#pkg.Thing.run")))
+            return FakeAnswer(Status.ANSWERED, (Ref(self.base + "guide/index.html#install"), Ref(self.base + "api.html#pkg.Thing.run")))
         if "run" in question:
-            return FakeAnswer("answered", (Ref(self.base + "index.html#welcome"), Ref(self.base + "api.html#pkg.Thing.gone")))
-        return FakeAnswer("not_covered", ())
+            return FakeAnswer(Status.ANSWERED, (Ref(self.base + "index.html#welcome"), Ref(self.base + "api.html#pkg.Thing.gone")))
+        return FakeAnswer(Status.NOT_COVERED, ())
 
 
 @dataclass(frozen=True)
@@ -90,8 +91,8 @@ class Outcome:
 class FakeValidator:
     def check_url(self, url: str, site: str | None = None) -> Outcome:
         if url.endswith("#Install"):
-            return Outcome(url, url.replace("#Install", "#install"), "rewritten", "case")
-        return Outcome(url, url, "kept", "exists")
+            return Outcome(url, url.replace("#Install", "#install"), LinkAction.REWRITTEN, "case")
+        return Outcome(url, url, LinkAction.KEPT, "exists")
 
 
 def test_report_with_fake_pipeline_and_real_server(site: str) -> None:
@@ -180,8 +181,8 @@ class GatedPipeline(FakePipeline):
         self.used.append((site, tuple((getattr(self.gate, "meta", None) or {}).get("sites", ()))))
         score = self.gate.score(self.evidence(question, site or ""))
         if score < self.gate.threshold:
-            return FakeAnswer("not_covered", ())
-        return FakeAnswer("answered", (Ref(self.base + "guide/index.html#install"),), flagged=score < self.gate.flag_at)
+            return FakeAnswer(Status.NOT_COVERED, ())
+        return FakeAnswer(Status.ANSWERED, (Ref(self.base + "guide/index.html#install"),), flagged=score < self.gate.flag_at)
 
 
 def test_held_out_answers_each_site_with_a_gate_fitted_without_it(site: str) -> None:
@@ -236,7 +237,7 @@ class Overconfident(FakePipeline):
 
     def ask(self, question: str, site: str | None = None) -> FakeAnswer:
         target = "guide/index.html#install" if "install" in question else "index.html#welcome"
-        return SureAnswer("answered", (Ref(self.base + target),))
+        return SureAnswer(Status.ANSWERED, (Ref(self.base + target),))
 
 
 def test_report_prints_how_often_each_confidence_was_right_and_fails_when_it_lies(site: str) -> None:

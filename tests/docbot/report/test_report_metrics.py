@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from docbot.answer import LinkAction, Status
 from docbot.report.metrics import (
     CaseResult,
     Question,
@@ -34,26 +35,26 @@ def result(question: Question, status: str, links: tuple[str, ...], ok: tuple[bo
 
 RIGHT = result(
     q("drf-1", gold=("api-guide/serializers/index.html#validation",)),
-    "answered",
+    Status.ANSWERED,
     (BASE + "api-guide/serializers/#validation", BASE + "api-guide/fields/index.html#core-arguments"),
     total_ms=10,
 )
 SECOND = result(  # gold cited, but only as the second link; accept-list hit counts too
     q("drf-2", gold=("api-guide/views/index.html#x",), accept=("api-guide/views/index.html#y",)),
-    "answered",
+    Status.ANSWERED,
     (BASE + "api-guide/views/index.html#z", BASE + "api-guide/views/index.html#y"),
     total_ms=20,
 )
 WRONG = result(
     q("drf-3", gold=("tutorial/1/index.html#a",)),
-    "answered",
+    Status.ANSWERED,
     (BASE + "tutorial/2/index.html#a", BASE + "tutorial/3/index.html#Dead"),
     ok=(True, False),
     total_ms=30,
 )
-REFUSED = result(q("drf-4", gold=("topics/index.html#b",)), "not_covered", (), total_ms=40)
-OOS_REFUSED = result(q("drf-5", kind="out_of_scope"), "not_covered", (), total_ms=50)
-OOS_ANSWERED = result(q("drf-6", kind="out_of_scope"), "answered", (BASE + "index.html#c",), total_ms=60)
+REFUSED = result(q("drf-4", gold=("topics/index.html#b",)), Status.NOT_COVERED, (), total_ms=40)
+OOS_REFUSED = result(q("drf-5", kind="out_of_scope"), Status.NOT_COVERED, (), total_ms=50)
+OOS_ANSWERED = result(q("drf-6", kind="out_of_scope"), Status.ANSWERED, (BASE + "index.html#c",), total_ms=60)
 RESULTS = [RIGHT, SECOND, WRONG, REFUSED, OOS_REFUSED, OOS_ANSWERED]
 
 
@@ -111,15 +112,15 @@ def case(category: str, action: str, inp: str, expected: str | None, also_ok: tu
 
 
 CASES = [
-    CaseResult(case("valid", "keep", "a/#x", "a/#x"), BASE, "kept", BASE + "a/index.html#x"),
-    CaseResult(case("slug_style", "rewrite", "a.html#b_c", "a.html#b-c"), BASE, "rewritten", BASE + "a.html#b-c"),
-    CaseResult(case("case", "rewrite", "a.html#B", "a.html#b"), BASE, "rewritten", BASE + "a.html#B2"),  # wrong target
-    CaseResult(case("cross_page", "rewrite", "a.html#q", "b.html#q"), BASE, "fragment_dropped", BASE + "a.html"),
+    CaseResult(case("valid", "keep", "a/#x", "a/#x"), BASE, LinkAction.KEPT, BASE + "a/index.html#x"),
+    CaseResult(case("slug_style", "rewrite", "a.html#b_c", "a.html#b-c"), BASE, LinkAction.REWRITTEN, BASE + "a.html#b-c"),
+    CaseResult(case("case", "rewrite", "a.html#B", "a.html#b"), BASE, LinkAction.REWRITTEN, BASE + "a.html#B2"),  # wrong target
+    CaseResult(case("cross_page", "rewrite", "a.html#q", "b.html#q"), BASE, LinkAction.FRAGMENT_DROPPED, BASE + "a.html"),
     CaseResult(case("nonexistent_fragment", "drop_fragment", "a.html#zz", "a.html", ("a.html#title",)),
-               BASE, "rewritten", BASE + "a.html#title"),  # right target, wrong action
+               BASE, LinkAction.REWRITTEN, BASE + "a.html#title"),  # right target, wrong action
     CaseResult(case("nonexistent_fragment", "drop_fragment", "c.html#zz", "c.html", ("c.html#title",)),
-               BASE, "fragment_dropped", BASE + "c.html#title"),  # also_ok target
-    CaseResult(case("dead_page", "drop_link", "nope/#zz", None), BASE, "link_dropped", None),
+               BASE, LinkAction.FRAGMENT_DROPPED, BASE + "c.html#title"),  # also_ok target
+    CaseResult(case("dead_page", "drop_link", "nope/#zz", None), BASE, LinkAction.LINK_DROPPED, None),
 ]
 
 

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from docbot.answer import Status
 from docbot.report.metrics import Question, Thresholds, compute_metrics
 from docbot.report.render import ReportData, render_json, render_markdown
 from docbot.report.tradeoff import tradeoff
@@ -17,7 +18,7 @@ def q(n: int, kind: str = "semantic") -> Question:
 
 
 def a(margin: float, explicit: bool = False, status: str | None = None) -> SimpleNamespace:
-    status = status or ("answered" if margin >= 0 or explicit else "not_covered")
+    status = status or (Status.ANSWERED if margin >= 0 or explicit else Status.NOT_COVERED)
     return SimpleNamespace(status=status, signals=(margin, 1.0 if explicit else 0.0, 0.2))
 
 
@@ -48,7 +49,7 @@ def test_best_within_limit_and_cheapest_for_target() -> None:
 
 def test_explicit_answers_are_never_refused_and_errors_are_skipped() -> None:
     questions = [q(0), q(1), q(2), q(3, "out_of_scope")]
-    answers = [a(-3.0, explicit=True), a(0.5), SimpleNamespace(status="error", signals=()), a(0.2)]
+    answers = [a(-3.0, explicit=True), a(0.5), SimpleNamespace(status=Status.ERROR, signals=()), a(0.2)]
     t = tradeoff(questions, answers)
     assert t is not None and t.answerable == 2  # the error has no margin to move
     assert all(p.answerable_refused <= 0.5 for p in t.points)  # the explicit one stays answered at +2

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
+from docbot.answer import Status
 from docbot.config import Settings, load_settings
 from docbot.pipeline import Pipeline
 from docbot.retrieval.rerank import Reranker, fuse, reranker_from_settings
@@ -65,7 +66,7 @@ def test_pipeline_answers_in_the_fused_order_and_the_gate_is_untouched() -> None
     model = WordModel()
     ranked = Pipeline(FakeIndex(make_chunks()), {"demo": make_map()}, make_validator(),
                       reranker=Reranker("m", top=5, loader=lambda _: model)).ask(question)
-    assert plain.status == ranked.status == "answered"
+    assert plain.status == ranked.status == Status.ANSWERED
     assert (ranked.confidence, ranked.signals) == (plain.confidence, plain.signals)  # gate and confidence as before
     assert sorted(r.url for r in ranked.references) == sorted(r.url for r in plain.references)
     assert model.calls > 0

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from tests.docbot.ask_fakes import make_map, make_validator
 
-from docbot.retrieval.resolve import Resolver
+from docbot.retrieval.resolve import ResolvedBy, Resolver
 
 
 def resolver() -> Resolver:
@@ -12,7 +12,7 @@ def resolver() -> Resolver:
 def test_pasted_url_with_a_wrong_fragment_lands_on_the_real_section() -> None:
     targets = resolver().resolve("I read guide.html#Uploading_Files, how big can uploads be?", ["demo"])
     assert targets[0].deep_url == "http://docs.test/guide.html#uploading-files"
-    assert targets[0].how == "url"
+    assert targets[0].how == ResolvedBy.URL
 
 
 def test_absolute_url_resolves() -> None:
@@ -34,7 +34,7 @@ def test_lowercase_dotted_name_never_matches_a_capitalised_api_by_case_folding()
 def test_quoted_title() -> None:
     targets = resolver().resolve('In the "Logging Requests" part, what hook is used?', ["demo"])
     assert targets[0].deep_url == "http://docs.test/guide.html#logging-requests"
-    assert targets[0].how == "title"
+    assert targets[0].how == ResolvedBy.TITLE
 
 
 def test_nothing_explicit() -> None:

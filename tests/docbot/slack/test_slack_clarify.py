@@ -45,7 +45,8 @@ def test_options_render_as_one_button_each_with_their_links() -> None:
     assert all(q == TIE for q, _, _ in chosen)  # type: ignore[misc]
     text = json.dumps(message.blocks, ensure_ascii=False)
     assert f"<{DEMO_SECTION}|" in text and f"<{ORM_SECTION}|" in text
-    assert answer.clarification["question"] in text and message.text == answer.clarification["question"]  # type: ignore[index]
+    assert answer.clarification is not None
+    assert answer.clarification.question in text and message.text == answer.clarification.question
 
 
 def test_a_click_answers_the_chosen_reading_in_the_thread(tied: Bot) -> None:

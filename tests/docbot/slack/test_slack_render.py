@@ -15,7 +15,7 @@ import pytest
 from slack_sdk.errors import SlackObjectFormationError
 from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
 
-from docbot.answer import GROUP_ORDER, Answer, Reference
+from docbot.answer import GROUP_ORDER, Answer, Reference, Status
 from docbot.references.grouping import group_references
 from docbot.slack.blocks import MAX_BLOCKS, render_answer, source_lines
 from docbot.slack.mrkdwn import FENCE, SECTION_LIMIT, escape, link, split_sections, to_mrkdwn, to_mrkdwn_parts
@@ -131,7 +131,7 @@ def _refs(types: list[str]) -> tuple[Reference, ...]:
                            t, "demo", n == 1) for n, t in enumerate(types, start=1))
 
 
-def _answer(text: str, types: list[str], status: str = "answered") -> Answer:
+def _answer(text: str, types: list[str], status: Status = Status.ANSWERED) -> Answer:
     refs = _refs(types)
     return Answer("What is it?", status, text, 0.8, "semantic", "extractive", refs, group_references(refs))
 
@@ -166,7 +166,7 @@ def test_sources_list_every_reference_once_under_its_group_in_group_order() -> N
 
 
 def test_not_covered_lists_closest_topics_and_error_has_no_buttons() -> None:
-    not_covered = render_answer(_answer("Not covered. Closest: Section 1 [1].", ["Guides"], "not_covered"), 4)
+    not_covered = render_answer(_answer("Not covered. Closest: Section 1 [1].", ["Guides"], Status.NOT_COVERED), 4)
     text = json.dumps(not_covered.blocks)
     assert "*Closest topics*" in text and "*Sources*" not in text and not_covered.text == "Not covered in the docs."
     error = render_answer(Answer("q", "error", "Site 'x' is not indexed.", error="Site 'x' is not indexed."), 5)
@@ -194,16 +194,16 @@ def test_record_and_get_round_trip(tmp_path: Path) -> None:
     assert got is not None
     assert (got.question, got.answer, got.references, got.groups) == (
         answer.question, answer.answer, answer.references, answer.groups)
-    assert (got.status, got.confidence, got.generator, got.resolution) == ("answered", 0.8, "extractive", "semantic")
+    assert (got.status, got.confidence, got.generator, got.resolution) == (Status.ANSWERED, 0.8, "extractive", "semantic")
     assert store.get(answer_id + 100) is None
 
 
 def test_thread_turns_are_oldest_first_and_limited(tmp_path: Path) -> None:
     store = _store(tmp_path)
     for i in range(5):
-        store.record(Answer(f"q{i}", "answered", f"a{i}"), "mention", "U1", "C1", "1.0")
-    store.record(Answer("elsewhere", "answered", "x"), "mention", "U1", "C1", "2.0")
-    store.record(Answer("other channel", "answered", "x"), "mention", "U1", "C2", "1.0")
+        store.record(Answer(f"q{i}", Status.ANSWERED, f"a{i}"), "mention", "U1", "C1", "1.0")
+    store.record(Answer("elsewhere", Status.ANSWERED, "x"), "mention", "U1", "C1", "2.0")
+    store.record(Answer("other channel", Status.ANSWERED, "x"), "mention", "U1", "C2", "1.0")
     assert [t.question for t in store.thread_turns("C1", "1.0", 3)] == ["q2", "q3", "q4"]
     assert [t.answer for t in store.thread_turns("C1", "1.0")] == ["a0", "a1", "a2", "a3", "a4"]
     assert store.thread_turns("C9", "1.0") == []
@@ -211,7 +211,7 @@ def test_thread_turns_are_oldest_first_and_limited(tmp_path: Path) -> None:
 
 def test_feedback_is_one_vote_per_user_and_the_latest_wins(tmp_path: Path) -> None:
     store = _store(tmp_path)
-    answer_id = store.record(Answer("q", "answered", "a"), "dm")
+    answer_id = store.record(Answer("q", Status.ANSWERED, "a"), "dm")
     assert store.add_feedback(answer_id, "U1", 1) and store.add_feedback(answer_id, "U1", 1)
     assert store.feedback(answer_id) == {"up": 1, "down": 0}
     assert store.add_feedback(answer_id, "U1", -1)
@@ -235,7 +235,7 @@ def test_iter_links_lists_every_link_sent_oldest_first(tmp_path: Path) -> None:
     store = _store(tmp_path)
     first = store.record(_answer("a", ["Guides", "FAQ"]), "cli")
     second = store.record(_answer("b", ["API reference"]), "cli")
-    store.record(Answer("no links", "not_covered", "nothing"), "cli")
+    store.record(Answer("no links", Status.NOT_COVERED, "nothing"), "cli")
     assert store.iter_links() == [
         (first, "https://docs.example/p1.html#s1"),
         (first, "https://docs.example/p2.html#s2"),
