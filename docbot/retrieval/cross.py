@@ -20,6 +20,7 @@ import numpy as np
 
 from docbot.config import Settings
 from docbot.errors import ConfigError
+from docbot.retrieval.fusion import fuse
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +113,6 @@ class CrossEncoder:
 
 
 DEPTH = 20  # candidates the model re-orders (the rest keep their places)
-RRF_K = 60
 
 
 def fused(scores: Sequence[float], weight: float | None) -> list[int]:
@@ -120,11 +120,7 @@ def fused(scores: Sequence[float], weight: float | None) -> list[int]:
     by reciprocal rank fusion of the given order (weight 1) and the scores' order (``weight``); ties keep order."""
     n = len(scores)
     by_score = sorted(range(n), key=lambda i: (-scores[i], i))
-    if weight is None:
-        return by_score
-    rank_by_score = {p: r for r, p in enumerate(by_score, start=1)}
-    value = [1.0 / (RRF_K + i + 1) + weight / (RRF_K + rank_by_score[i]) for i in range(n)]
-    return sorted(range(n), key=lambda i: (-value[i], i))
+    return by_score if weight is None else fuse(list(range(n)), by_score, weight)
 
 
 class CrossRanker:

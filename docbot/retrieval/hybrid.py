@@ -8,20 +8,19 @@ parent's lead paragraph as context (its reference stays the subsection).
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from crawlers.model import SourceType
 from docbot.answer import Resolution
 from docbot.indexing.chunk import FENCED_BLOCK, Chunk, embedding_text
 from docbot.retrieval.candidates import CandidateFeatures, Fused
 from docbot.retrieval.cross import CrossRanker
+from docbot.retrieval.fusion import rrf
 from docbot.retrieval.ranker import Ranker
 from docbot.text.words import tokenize
 
-K = TypeVar("K", bound=Hashable)  # what is ranked: a deep URL, a position
-RRF_K = 60  # the constant of Cormack et al.; damps the weight of top ranks
 POOL = 40  # chunks taken from each retriever before fusion
 # Relevance vs. novelty; 1.0 = plain relevance order. Novelty cost answers: the right section's
 # neighbours on its own page are the likeliest runners-up and share its words, so diversity pushed
@@ -117,15 +116,6 @@ class Retrieval:
     top_lexical: float = 0.0  # best BM25 score of any chunk
     agreement: int = 1  # best rank dense and lexical retrieval both give one section (see agreement_rank)
     leading: tuple[Hit, ...] = ()  # the best sections by evidence alone, before the ordering preferences
-
-
-def rrf(rankings: Iterable[tuple[Sequence[K], float]], k: int = RRF_K) -> dict[K, float]:
-    """Reciprocal rank fusion: key → Σ weight / (k + rank), ranks from 1."""
-    fused: dict[K, float] = {}
-    for keys, weight in rankings:
-        for rank, key in enumerate(keys, start=1):
-            fused[key] = fused.get(key, 0.0) + weight / (k + rank)
-    return fused
 
 
 def agreement_rank(first: Sequence[str], second: Sequence[str], none: int) -> int:

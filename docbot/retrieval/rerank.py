@@ -23,7 +23,7 @@ from typing import Any
 
 from docbot.config import Settings
 from docbot.errors import ConfigError
-from docbot.retrieval.hybrid import rrf
+from docbot.retrieval.fusion import fuse
 
 log = logging.getLogger(__name__)
 
@@ -33,12 +33,6 @@ MAX_TOKENS = 384  # how much of each section the model reads: all-mpnet-base-v2'
 CACHE = 4096  # section vectors kept
 RERANK_CHARS = 4000  # of a section's text passed on: well past MAX_TOKENS word pieces, so a huge one costs no more
 
-
-def fuse(first: Sequence[int], second: Sequence[int], weight: float = WEIGHT) -> list[int]:
-    """Positions re-ordered by retrieval's reciprocal rank fusion over two orders of them; ties keep the first."""
-    score = rrf([(first, 1.0), (second, weight)])
-    rank = {p: i for i, p in enumerate(first)}
-    return sorted(score, key=lambda p: (-score[p], rank.get(p, len(rank))))
 
 
 class Reranker:

@@ -108,7 +108,6 @@ def train(pairs: Sequence[Pair], passages: Mapping[str, str], base_dir: Path, se
         optimizer, lambda s: min(1.0, (s + 1) / warm) * max(0.0, (total - s) / max(1, total - warm)))
     model.train()
     started, smooth = time.monotonic(), None
-    batch: list[Pair] = []
     step = 0
     queue: list[Pair] = []
     while step < total:
