@@ -27,7 +27,7 @@ from docbot.answering.extractive import ExtractiveGenerator
 from docbot.answering.gate import (FLAG_LINE, FLAGGED_CONFIDENCE, Decision, Evidence, GateModel, closest_topics, decide,
                                   evidence)
 from docbot.answering.generate import Generator, Passage, generator_from_env
-from docbot.answering.logistic import LogisticModel
+from docbot.learn.linear import LinearModel
 from docbot.answering.site_stats import SiteStats
 from docbot.answering.question import Turn, cited_before, clean_question, query_of
 from docbot.answering.quotes import quoted_passages
@@ -121,7 +121,7 @@ class Pipeline:
         k: int = DEFAULT_K,
         extractive: Generator | None = None,
         gate: GateModel | None = None,
-        calibrator: LogisticModel | None = None,
+        calibrator: LinearModel | None = None,
         reranker: Reranker | None = None,
         live_pages: LivePages | None = None,
         cross: CrossRanker | None = None,

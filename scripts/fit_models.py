@@ -30,15 +30,15 @@ from docbot.answering import confidence
 from docbot.config import load_settings
 from docbot.indexing.embed import embedder_from_settings
 from docbot.answering.gate import FEATURES, GateModel
-from docbot.answering.logistic import LogisticModel
+from docbot.learn.linear import LinearModel
 from docbot.answering.gate_fit import EXAMPLES_FILE, Example, fit, leave_one_site_out, load_examples, save_examples
 from docbot.pipeline import Pipeline
 from docbot.report.heldout import collect_examples
 from docbot.report.metrics import normalize_link
 from docbot.report.run import load_questions
 
-PLACEHOLDER = GateModel(LogisticModel.constant(FEATURES), 0.0)  # evidence() never consults the gate
-NEUTRAL = LogisticModel.constant(confidence.SIGNALS)
+PLACEHOLDER = GateModel(LinearModel.constant(FEATURES), 0.0)  # evidence() never consults the gate
+NEUTRAL = LinearModel.constant(confidence.SIGNALS)
 
 
 def tally(model: GateModel, examples: list[Example]) -> tuple[int, int, int, int, int, int]:

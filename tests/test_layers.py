@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Lowest first. A module may import its own room, lower rooms, crawlers and libraries.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("docbot.errors", "docbot.answer", "docbot.config", "docbot.config_schema", "docbot.disk"),  # the foundation every room may use
+    ("docbot.learn",),  # one linear model and its fitting (the ranker, the gate, the confidence)
     ("docbot.text",),
     ("docbot.references",),
     ("docbot.indexing",),
@@ -25,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("docbot.commands", "docbot.cli", "docbot"),
 )
 # Pure: plain data in and out (validation, repair, chunking, grouping, the gate, compression, the words).
-PURE = ("docbot.text", "docbot.references", "docbot.indexing.chunk", "docbot.answering")
+PURE = ("docbot.learn", "docbot.text", "docbot.references", "docbot.indexing.chunk", "docbot.answering")
 IMPURE_LIBRARIES = ("httpx", "chromadb", "slack_bolt", "slack_sdk")
 IMPURE_ALLOWED = {"docbot.answering.generate"}  # the LLM call (through langchain-openai, not httpx directly)
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from docbot.answering import logistic
-from docbot.answering.logistic import LogisticModel
+from docbot.learn import linear
+from docbot.learn.linear import LinearModel
 
 SIGNALS = ("gate_margin", "explicit", "top_gap")
 MODEL_FILE = "confidence_model.json"
@@ -35,18 +35,18 @@ def signals(gate_margin: float, explicit: bool, scores: Sequence[float]) -> tupl
     return (max(-10.0, min(10.0, gate_margin)), 1.0 if explicit else 0.0, gap)
 
 
-def load() -> LogisticModel:
+def load() -> LinearModel:
     """The calibrator shipped with docbot."""
     data = json.loads(resources.files("docbot.answering").joinpath(MODEL_FILE).read_text(encoding="utf-8"))
-    return LogisticModel.from_json(data, SIGNALS, "confidence model")
+    return LinearModel.from_json(data, SIGNALS, "confidence model")
 
 
-def fit(rows: Sequence[tuple[Sequence[float], bool]], meta: dict[str, Any] | None = None) -> LogisticModel:
+def fit(rows: Sequence[tuple[Sequence[float], bool]], meta: dict[str, Any] | None = None) -> LinearModel:
     """A calibrator from (signals, primary was right) pairs; not class-balanced: it must match frequencies."""
     if not rows:
         raise ValueError("fitting confidence needs answered questions")
     right = sum(1 for _, ok in rows if ok)
-    return logistic.fit(SIGNALS, [v for v, _ in rows], [ok for _, ok in rows], balanced=False,
+    return linear.fit(SIGNALS, [v for v, _ in rows], [ok for _, ok in rows], balanced=False,
                         meta={"answers": len(rows), "right": right, **dict(meta or {})})
 
 

@@ -44,7 +44,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from docbot.answering.logistic import LogisticModel
+from docbot.learn.linear import LinearModel
 from docbot.text.words import tokenize
 from docbot.retrieval.hybrid import Hit, Retrieval
 
@@ -133,7 +133,7 @@ class Decision:
 class GateModel:
     """The gate's logistic model over the site-scaled :class:`Evidence`, and the score it must clear."""
 
-    model: LogisticModel
+    model: LinearModel
     threshold: float
     flag_threshold: float | None = None  # answered questions scoring under it are flagged (None: none are)
 
@@ -154,7 +154,7 @@ class GateModel:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GateModel:
         flag = data.get("flag_threshold")
-        return cls(LogisticModel.from_json(data, FEATURES, "gate model"), float(data["threshold"]),
+        return cls(LinearModel.from_json(data, FEATURES, "gate model"), float(data["threshold"]),
                    None if flag is None else float(flag))
 
     @classmethod

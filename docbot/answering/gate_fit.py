@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from docbot.answering import logistic
+from docbot.learn import linear
 from docbot.answering.gate import FEATURES, Evidence, GateModel
 
 MAX_FIT_REFUSAL = 0.01  # share of answerable training questions the threshold may refuse (issue 26: ≤ 3 % held out)
@@ -61,7 +61,7 @@ def fit(examples: Sequence[Example], meta: Mapping[str, Any] | None = None,
     """A gate fitted on ``examples`` (needs answerable and out-of-scope ones)."""
     if not any(e.in_scope for e in examples) or all(e.in_scope for e in examples):
         raise ValueError("fitting the gate needs both answerable and out-of-scope questions")
-    model = GateModel(logistic.fit(FEATURES, [e.scaled.vector() for e in examples], [e.in_scope for e in examples],
+    model = GateModel(linear.fit(FEATURES, [e.scaled.vector() for e in examples], [e.in_scope for e in examples],
                                    balanced=True), 0.0)
     scores = [model.score(e.scaled) for e in examples]
     cut = threshold([s for s, e in zip(scores, examples) if e.in_scope],
@@ -76,8 +76,7 @@ def fit(examples: Sequence[Example], meta: Mapping[str, Any] | None = None,
 def leave_one_site_out(examples: Sequence[Example], extra: Sequence[Example] = ()) -> dict[str, GateModel]:
     """For each site of ``examples``, the gate fitted on every other site's questions (``extra`` ones included:
     questions of sites that are not being measured, e.g. :data:`EXAMPLES_FILE`'s)."""
-    return {site: fit([e for e in (*examples, *extra) if e.site != site])
-            for site in sorted({e.site for e in examples})}
+    return linear.leave_one_site_out([*examples, *extra], lambda e: e.site, fit, sites=[e.site for e in examples])
 
 
 # The shipped gate also learns from our own questions on three large sites outside the dev set

@@ -5,23 +5,23 @@ Each labelled question gives its candidate sections' feature rows and which of t
 every right section and every wrong one of the same question, the odds that the right one scores higher
 are ``exp(w·(x_right − x_wrong))``. Every question weighs the same however many pairs it has, and every
 site the same however many questions, so a site with many questions cannot teach its own habits to the
-rest. L2-penalised, Newton's method, deterministic. Pure numpy.
+rest. L2-penalised, Newton's method (:func:`docbot.learn.linear.fit_pairs`), deterministic. Pure numpy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
+from docbot.learn import linear
 from docbot.retrieval.features import FEATURES
 from docbot.retrieval.ranker import DEPTH, Ranker
 
 ANSWER_SECTIONS = 5  # the pipeline's k
 L2 = 10.0  # penalty on the standardised weights (chosen leave one site out among 0.3-10: scripts/fit_ranker.py --l2)
-ITERATIONS = 50
+TOLERANCE = 1e-8  # Newton's stopping step
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,41 +79,21 @@ def ceiling(q: Labelled, depth: int = DEPTH) -> tuple[bool, bool]:
 
 def fit(questions: Sequence[Labelled], l2: float = L2, depth: int = DEPTH, meta: Mapping[str, Any] | None = None) -> Ranker:
     """A ranker fitted on ``questions`` (those with a right and a wrong candidate in the first ``depth``)."""
-    rows = np.array([r for q in questions for r in q.rows[:depth]], dtype=float)
-    if rows.size == 0:
+    if not any(q.rows[:depth] for q in questions):
         raise ValueError("fitting the ranker needs labelled candidates")
-    mean = rows.mean(axis=0)
-    scale = rows.std(axis=0)
-    scale[scale < 1e-9] = 1.0
-    diffs: list[np.ndarray] = []
-    weights: list[np.ndarray] = []
-    per_site = {q.site: 0 for q in questions}
-    usable = [q for q in questions if any(q.labels[:depth]) and not all(q.labels[:depth])]
-    for q in usable:
-        per_site[q.site] += 1
-    for q in usable:
-        x = (np.array(q.rows[:depth], dtype=float) - mean) / scale
-        pos = [i for i, y in enumerate(q.labels[:depth]) if y]
-        neg = [i for i, y in enumerate(q.labels[:depth]) if not y]
-        d = (x[pos][:, None, :] - x[neg][None, :, :]).reshape(-1, x.shape[1])
-        diffs.append(d)
-        weights.append(np.full(len(d), 1.0 / (len(d) * per_site[q.site])))
-    if not diffs:
+    def teaches(q: Labelled) -> bool:
+        return any(q.labels[:depth]) and not all(q.labels[:depth])
+
+    usable = [q for q in questions if teaches(q)]
+    if not usable:
         raise ValueError("fitting the ranker needs questions with a right and a wrong candidate")
-    X = np.vstack(diffs)
-    sample = np.concatenate(weights)
-    sample *= len(per_site) / sample.sum()  # each site weighs 1
-    w = np.zeros(X.shape[1])
-    for _ in range(ITERATIONS):
-        p = 1.0 / (1.0 + np.exp(-(X @ w)))
-        grad = X.T @ (sample * (p - 1.0)) + l2 * w
-        hess = (X * (sample * p * (1 - p))[:, None]).T @ X + l2 * np.eye(X.shape[1])
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    info = {"questions": len(usable), "sites": sorted(per_site), "l2": l2, **dict(meta or {})}
-    return Ranker(tuple(map(float, w)), tuple(map(float, mean)), tuple(map(float, scale)), FEATURES, depth, info)
+    per_site = Counter(q.site for q in usable)
+    sites = {q.site for q in questions}
+    share = len(sites) / len(per_site)  # every site weighs 1, shared by its questions
+    groups = [(q.rows[:depth], q.labels[:depth], share / per_site[q.site] if teaches(q) else 0.0)
+              for q in questions]
+    info = {"questions": len(usable), "sites": sorted(sites), "l2": l2, **dict(meta or {})}
+    return Ranker(linear.fit_pairs(FEATURES, groups, l2, info, tolerance=TOLERANCE), depth)
 
 
 def evaluate(model: Ranker | None, questions: Sequence[Labelled]) -> tuple[int, int]:
@@ -129,5 +109,4 @@ def evaluate(model: Ranker | None, questions: Sequence[Labelled]) -> tuple[int, 
 
 def leave_one_site_out(questions: Sequence[Labelled], l2: float = L2, depth: int = DEPTH) -> dict[str, Ranker]:
     """For each site, the ranker fitted on every other site's questions."""
-    return {site: fit([q for q in questions if q.site != site], l2, depth)
-            for site in sorted({q.site for q in questions})}
+    return linear.leave_one_site_out(questions, lambda q: q.site, lambda rest: fit(rest, l2, depth))

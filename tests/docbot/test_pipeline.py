@@ -7,7 +7,7 @@ from tests.docbot.ask_fakes import OTHER_BASE, OTHER_SECTIONS, FakeIndex, make_c
 
 from docbot.answer import Reference, Resolution, Status
 from docbot.answering.gate import FEATURES, GateModel
-from docbot.answering.logistic import LogisticModel
+from docbot.learn.linear import LinearModel
 from docbot.answering.question import MAX_QUESTION_CHARS, clean_question
 from docbot.pipeline import Pipeline
 from docbot.references.validator import ReferenceValidator
@@ -48,7 +48,7 @@ def test_unrelated_question_is_not_covered_with_closest_topics() -> None:
     assert "The closest topics are:" in answer.answer and "[1]" in answer.answer
 
 
-ALWAYS = GateModel(LogisticModel.constant(FEATURES, 10.0), 0.5)  # answers
+ALWAYS = GateModel(LinearModel.constant(FEATURES, 10.0), 0.5)  # answers
 ODD = [  # a section of only code, a table flattened to cells, and one not in English
     ("odd.html", "synopsis", "Synopsis", ("Odd", "Synopsis"), "heading", "Guides",
      "```\nuploader --max-size <bytes> [--keep] <file>...\n```"),

@@ -35,6 +35,6 @@ def test_every_source_type_but_other_is_one_ranker_feature(kind: SourceType) -> 
 
 def test_the_shipped_ranker_knows_every_feature_and_keeps_its_names() -> None:
     ranker = Ranker.load()
-    assert ranker is not None and ranker.features == feat.FEATURES
+    assert ranker is not None and ranker.model.inputs == feat.FEATURES
     assert feat.FEATURES[-6:] == ("type:API reference", "type:Guides", "type:Tutorials", "type:Examples", "type:FAQ",
                                   "type:Release notes")

@@ -12,7 +12,7 @@ from docbot.answer import Answer, Clarification, ClarifyOption, LinkAction, Link
 from docbot.answering.clarify import MIN_COVERAGE, across_sites, within_site
 from docbot.commands.ask import render_text
 from docbot.answering.confidence import SIGNALS
-from docbot.answering.logistic import LogisticModel
+from docbot.learn.linear import LinearModel
 from docbot.pipeline import Pipeline
 from docbot.report.metrics import Question, QuestionResult, Thresholds, compute_metrics
 from docbot.report.render import ReportData, render_markdown
@@ -21,11 +21,11 @@ from docbot.reference_log import ReferenceLog
 from docbot.references.validator import ReferenceValidator
 
 TIE = "How do sessions keep data between requests?"
-NEUTRAL = LogisticModel.constant(SIGNALS)  # confidence 0.5 for every answer
+NEUTRAL = LinearModel.constant(SIGNALS)  # confidence 0.5 for every answer
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def tie_sites(calibrator: LogisticModel | None = NEUTRAL) -> Pipeline:
+def tie_sites(calibrator: LinearModel | None = NEUTRAL) -> Pipeline:
     maps = {"demo": make_map(), "orm": make_map("orm", TIE_BASE, TIE_SECTIONS)}
     index = FakeIndex([*make_chunks(), *make_chunks("orm", TIE_BASE, TIE_SECTIONS)])
     return Pipeline(index, maps, ReferenceValidator(maps), calibrator=calibrator)
@@ -119,7 +119,7 @@ def test_does_not_ask_when_one_site_clearly_wins_or_a_site_is_named_or_a_link_is
 
 
 def test_a_confident_answer_is_given_as_it_is() -> None:
-    sure = LogisticModel.constant(SIGNALS, 10.0)
+    sure = LinearModel.constant(SIGNALS, 10.0)
     assert tie_sites(sure).ask(TIE).status == Status.ANSWERED
 
 

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from docbot.answering.confidence import SIGNALS, fit, load, reliability, signals
-from docbot.answering.logistic import LogisticModel
+from docbot.learn.linear import LinearModel
 
 
 def test_signals_read_the_gate_margin_explicitness_and_how_clearly_the_first_section_wins() -> None:
@@ -40,6 +40,6 @@ def test_shipped_calibrator_loads_and_rises_with_the_gate_margin() -> None:
     shipped = load()
     assert shipped.meta and shipped.meta["answers"] > 0
     assert shipped.probability((8.0, 0.0, 0.1)) > shipped.probability((0.5, 0.0, 0.1))
-    assert LogisticModel.from_json(shipped.to_json(), SIGNALS) == shipped
+    assert LinearModel.from_json(shipped.to_json(), SIGNALS) == shipped
     with pytest.raises(ValueError, match="refit"):
-        LogisticModel.from_json({**shipped.to_json(), "inputs": ["margin"]}, SIGNALS)
+        LinearModel.from_json({**shipped.to_json(), "inputs": ["margin"]}, SIGNALS)

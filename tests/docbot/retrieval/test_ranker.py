@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from tests.docbot.ask_fakes import FakeIndex, make_chunks
 
+from docbot.learn.linear import LinearModel
 from docbot.retrieval.features import FEATURES
 from docbot.retrieval.hybrid import Retriever
 from docbot.retrieval.ranker import Ranker
@@ -32,7 +33,7 @@ def questions() -> list[Labelled]:
 def test_a_fitted_ranker_learns_what_tells_the_right_section_and_puts_it_first() -> None:
     qs = questions()
     model = fit(qs)
-    assert max(range(N), key=lambda j: model.weights[j]) == TITLE
+    assert max(range(N), key=lambda j: model.model.weights[j]) == TITLE
     assert evaluate(model, qs) == (36, 36) and evaluate(None, qs)[1] < 10
     assert all(ceiling(q) == (True, True) for q in qs)
 
@@ -66,7 +67,8 @@ def test_retrieval_orders_its_candidates_by_the_ranker() -> None:
     plain = Retriever(FakeIndex(chunks), rank=False).search("upload size limit", k=5)
     size = FEATURES.index("words")
     # a ranker that wants the shortest section first
-    short_first = Ranker(tuple(-1.0 if j == size else 0.0 for j in range(N)), (0.0,) * N, (1.0,) * N)
+    short_first = Ranker(LinearModel(FEATURES, tuple(-1.0 if j == size else 0.0 for j in range(N)), 0.0, (0.0,) * N,
+                                      (1.0,) * N))
     ranked = Retriever(FakeIndex(chunks), ranker=short_first).search("upload size limit", k=5)
     words = [len(h.text.split()) for h in ranked.hits]
     assert words == sorted(words) and {h.deep_url for h in ranked.hits} <= {h.deep_url for h in plain.hits} | {
