@@ -23,6 +23,15 @@ fi
 
 PYTHON="${PYTHON:-python3}"
 [[ -x .venv/bin/python ]] || "$PYTHON" -m venv .venv
+# Python packages are installed again only when what decides them changed (so `scripts/test.sh` run twice, or
+# beside a running report, leaves the venv alone; DOCBOT_REINSTALL=1 installs anyway).
+STAMP=.venv/.docbot-installed
+WANT=$(cat pyproject.toml scripts/install.sh | sha256sum | cut -c1-16)
+if [[ -z ${DOCBOT_REINSTALL:-} && -f $STAMP && $(cat "$STAMP") == "$WANT" ]] && .venv/bin/docbot --help >/dev/null 2>&1; then
+  echo "==> Python packages up to date (.venv, $WANT)"
+  exit 0
+fi
+rm -f "$STAMP"
 echo "==> upgrading pip (the bundled pip backtracks forever on this stack)"
 .venv/bin/python -m pip install -q -U pip
 echo "==> installing torch==2.13.0 (CPU) first, so nothing pulls a CUDA build"
@@ -30,3 +39,4 @@ echo "==> installing torch==2.13.0 (CPU) first, so nothing pulls a CUDA build"
 echo "==> installing docbot[local,test] (the test extra brings selenium)"
 .venv/bin/python -m pip install -q -e '.[local,test]'
 echo "==> installed: $(.venv/bin/docbot --help >/dev/null && echo .venv/bin/docbot)"
+echo "$WANT" > "$STAMP"
