@@ -1,6 +1,7 @@
 """Settings: command-line options, environment variables and an optional docbot.toml.
 
-Precedence: command line > environment > docbot.toml > defaults. docbot.toml is validated on load against
+Precedence: command line > environment > docbot.toml > defaults. This module is the only one that reads
+docbot's environment variables (:class:`Environment`); components receive values through :class:`Settings`. docbot.toml is validated on load against
 :mod:`docbot.config_schema` (unknown keys and wrong types are refused, one line per error, exit 2); paths
 in it are relative to the file's directory.
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -91,6 +93,57 @@ class SlackConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class Environment:
+    """docbot's environment variables, read once: ``Environment.read()`` (None where unset or empty)."""
+
+    config: str | None = None  # DOCBOT_CONFIG
+    data_dir: str | None = None  # DOCBOT_DATA_DIR
+    anchor_maps: str | None = None  # DOCBOT_ANCHOR_MAPS
+    chroma_url: str | None = None  # CHROMA_URL
+    embeddings: str | None = None  # DOCBOT_EMBEDDINGS
+    rerank_model: str | None = None  # DOCBOT_RERANK_MODEL
+    rank_model: str | None = None  # DOCBOT_RANK_MODEL
+    local_backend: str | None = None  # DOCBOT_LOCAL_BACKEND
+    model_cache: Path = field(default_factory=lambda: Path.home() / ".cache" / "docbot")  # DOCBOT_MODEL_CACHE, else $XDG_CACHE_HOME/docbot
+    llm_model: str | None = None  # DOCBOT_LLM_MODEL
+    openai_base_url: str | None = None  # OPENAI_BASE_URL
+    openai_api_key: str | None = field(default=None, repr=False)  # OPENAI_API_KEY
+    slack_bot_token: str | None = field(default=None, repr=False)  # SLACK_BOT_TOKEN
+    slack_app_token: str | None = field(default=None, repr=False)  # SLACK_APP_TOKEN (Socket Mode)
+    slack_signing_secret: str | None = field(default=None, repr=False)  # SLACK_SIGNING_SECRET (HTTP mode)
+    slack_api_url: str | None = None  # SLACK_API_URL (a local fake Web API in tests)
+    port: str | None = None  # PORT (HTTP mode; checked by the slack command)
+    github_step_summary: str | None = None  # GITHUB_STEP_SUMMARY: CI's job summary, where the report is appended
+
+    @classmethod
+    def read(cls, env: Mapping[str, str] | None = None) -> Environment:
+        values = os.environ if env is None else env
+
+        def get(name: str) -> str | None:
+            return values.get(name) or None
+
+        cache = get("DOCBOT_MODEL_CACHE")
+        return cls(
+            config=get("DOCBOT_CONFIG"), data_dir=get("DOCBOT_DATA_DIR"), anchor_maps=get("DOCBOT_ANCHOR_MAPS"),
+            chroma_url=get("CHROMA_URL"), embeddings=get("DOCBOT_EMBEDDINGS"), rerank_model=get("DOCBOT_RERANK_MODEL"),
+            rank_model=get("DOCBOT_RANK_MODEL"), local_backend=get("DOCBOT_LOCAL_BACKEND"),
+            model_cache=Path(cache).expanduser() if cache
+            else Path(get("XDG_CACHE_HOME") or Path.home() / ".cache") / "docbot",
+            llm_model=get("DOCBOT_LLM_MODEL"), openai_base_url=get("OPENAI_BASE_URL"),
+            openai_api_key=get("OPENAI_API_KEY"), slack_bot_token=get("SLACK_BOT_TOKEN"),
+            slack_app_token=get("SLACK_APP_TOKEN"), slack_signing_secret=get("SLACK_SIGNING_SECRET"),
+            slack_api_url=get("SLACK_API_URL"), port=get("PORT"), github_step_summary=get("GITHUB_STEP_SUMMARY"),
+        )
+
+
+def offline_models() -> None:
+    """Keep Hugging Face libraries offline and quiet; called before they are imported (they read these once)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     data_dir: Path = Path(DEFAULT_DATA_DIR)
     anchor_maps: Path = Path(DEFAULT_ANCHOR_MAPS)
@@ -98,9 +151,14 @@ class Settings:
     allow_hosts: tuple[str, ...] = ()
     chroma_url: str | None = None
     chroma_origin: str = "--chroma-url"  # what set chroma_url: the option, CHROMA_URL or docbot.toml (for messages)
-    embeddings: str | None = None  # docbot.toml's; env DOCBOT_EMBEDDINGS beats it where it is used
-    rerank_model: str | None = None  # docbot.toml's; env DOCBOT_RERANK_MODEL beats it where it is used
-    rank_model: str | None = None  # docbot.toml's ("builtin", "off" or a folder); env DOCBOT_RANK_MODEL beats it
+    embeddings: str | None = None  # a spec (docbot.providers.EMBEDDERS): env DOCBOT_EMBEDDINGS, else docbot.toml's
+    rerank_model: str | None = None  # env DOCBOT_RERANK_MODEL, else docbot.toml's (docbot.providers.RERANKERS)
+    rank_model: str | None = None  # "builtin", "off" or a folder: env DOCBOT_RANK_MODEL, else docbot.toml's
+    llm: str | None = None  # the chat model's spec (docbot.providers.CHAT): env DOCBOT_LLM_MODEL
+    openai_base_url: str | None = None  # env OPENAI_BASE_URL: any OpenAI-compatible server, for chat and embeddings
+    openai_api_key: str | None = field(default=None, repr=False)  # env OPENAI_API_KEY, passed to clients as a value
+    local_backend: str | None = None  # env DOCBOT_LOCAL_BACKEND: the local embedder's "onnx" (default) or "torch"
+    model_cache: Path | None = None  # env DOCBOT_MODEL_CACHE: where the local model's ONNX export is kept
     slack: SlackConfig = field(default_factory=SlackConfig)
     text_fragments: bool = True  # [validator] text_fragments: links land on the quoted sentence (#id:~:text=…)
     fresh_directives: bool = True  # [validator] fresh_directives: check a cited page is unchanged (docbot.freshness)
@@ -153,7 +211,8 @@ def load_settings(
     chroma_url: str | None = None,
 ) -> Settings:
     """Build settings from options, environment and docbot.toml (paths in the file are relative to it)."""
-    path = Path(config_path or os.environ.get("DOCBOT_CONFIG", CONFIG_FILE))
+    env = Environment.read()
+    path = Path(config_path or env.config or CONFIG_FILE)
     file = read_config(path, required=bool(config_path))
     here = path.parent
 
@@ -161,19 +220,25 @@ def load_settings(
         return None if value is None else str(here / Path(value).expanduser())
 
     slack = file.slack
-    chroma = [(v, origin) for v, origin in ((chroma_url, "--chroma-url"), (os.environ.get("CHROMA_URL"), "CHROMA_URL"),
+    chroma = [(v, origin) for v, origin in ((chroma_url, "--chroma-url"), (env.chroma_url, "CHROMA_URL"),
                                             (file.chroma_url, f"chroma_url in {path}")) if v]
     settings = Settings(
-        data_dir=Path(data_dir or os.environ.get("DOCBOT_DATA_DIR") or beside(file.data_dir) or DEFAULT_DATA_DIR),
-        anchor_maps=Path(anchor_maps or os.environ.get("DOCBOT_ANCHOR_MAPS") or beside(file.anchor_maps)
+        data_dir=Path(data_dir or env.data_dir or beside(file.data_dir) or DEFAULT_DATA_DIR),
+        anchor_maps=Path(anchor_maps or env.anchor_maps or beside(file.anchor_maps)
                          or DEFAULT_ANCHOR_MAPS),
         sites=tuple(_site(t) for t in file.sites),
         allow_hosts=tuple(file.validator.allow_hosts),
         chroma_url=chroma[0][0] if chroma else None,
         chroma_origin=chroma[0][1] if chroma else "--chroma-url",
-        embeddings=file.embeddings,
-        rerank_model=beside(file.rerank_model),
-        rank_model=file.rank_model if file.rank_model in (None, *RANK_MODEL_WORDS) else beside(file.rank_model),
+        embeddings=env.embeddings or file.embeddings,
+        rerank_model=env.rerank_model or beside(file.rerank_model),
+        rank_model=env.rank_model or (file.rank_model if file.rank_model in (None, *RANK_MODEL_WORDS)
+                                      else beside(file.rank_model)),
+        llm=env.llm_model,
+        openai_base_url=env.openai_base_url,
+        openai_api_key=env.openai_api_key,
+        local_backend=env.local_backend,
+        model_cache=env.model_cache,
         slack=SlackConfig(slack.command, slack.public, slack.site, slack.port, slack.host, slack.max_connections,
                           slack.request_timeout),
         text_fragments=file.validator.text_fragments,

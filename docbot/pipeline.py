@@ -26,7 +26,7 @@ from docbot.answering.confidence import signals
 from docbot.answering.extractive import ExtractiveGenerator
 from docbot.answering.gate import (FLAG_LINE, FLAGGED_CONFIDENCE, Decision, Evidence, GateModel, closest_topics, decide,
                                   evidence)
-from docbot.answering.generate import Generator, Passage, generator_from_env
+from docbot.answering.generate import Generator, Passage, generator_from_settings
 from docbot.learn.linear import LinearModel
 from docbot.answering.site_stats import SiteStats
 from docbot.answering.question import Turn, cited_before, clean_question, query_of
@@ -154,7 +154,7 @@ class Pipeline:
 
     @classmethod
     def from_settings(cls, settings: Settings, generator: Generator | None = None, **kwargs: Any) -> Pipeline:
-        """Open the index and anchor maps named by ``settings``; the LLM comes from the environment when set."""
+        """Open the index and anchor maps named by ``settings``, and the models they name (docbot.providers)."""
         from docbot.indexing.embed import embedder_from_settings
         from docbot.indexing.index import Index
 
@@ -170,7 +170,7 @@ class Pipeline:
         kwargs.setdefault("cross", cross_ranker_from_settings(settings))
         if settings.text_fragments and settings.fresh_directives:
             kwargs.setdefault("live_pages", LivePages(ttl_s=settings.fresh_directives_ttl))
-        return cls(index, maps, validator, generator if generator is not None else generator_from_env(), **kwargs)
+        return cls(index, maps, validator, generator if generator is not None else generator_from_settings(settings), **kwargs)
 
     # -- the pipeline ----------------------------------------------------
     def ask(self, question: str, site: str | None = None, context: Sequence[Turn] = (), k: int | None = None) -> Answer:

@@ -95,7 +95,7 @@ def cli() -> None:
                         help="hash: 384-dimension hash vectors (the local model's size, no model run)")
     args = parser.parse_args()
     if args.embeddings == "hash":
-        docbot.indexing.embed.embedder_from_spec = lambda spec: HashEmbedder(dim=384)  # type: ignore[assignment]
+        docbot.indexing.embed.embedder_from_spec = lambda spec, settings=None: HashEmbedder(dim=384)  # type: ignore[assignment]
     run(args.root, args.refreshes, args.keep_reports)
 
 

@@ -6,20 +6,25 @@ writes references (the validator strips any URL it invents anyway). Any
 failure — timeout, 5xx, rate limit, empty reply, or no reply within
 :data:`LLM_BUDGET_S` in all — raises :class:`~docbot.errors.GenerationError`
 so the pipeline falls back to the extractive answerer.
+
+The chat model comes from :data:`docbot.providers.CHAT`: ``DOCBOT_LLM_MODEL`` is a model name for the
+OpenAI-compatible server (``openai``, the default provider), or ``ollama:<model>`` for a local Ollama.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from docbot.answering.compress import Fact, facts_of
-from docbot.errors import GenerationError
+from docbot.config import Settings
+from docbot.errors import ConfigError, GenerationError
+from docbot.providers import CHAT, NO_KEY, Spec
 
 DEFAULT_MODEL = "gpt-4o-mini"
+OLLAMA_URL = "http://127.0.0.1:11434/v1"  # Ollama's OpenAI-compatible API, when OPENAI_BASE_URL names none
 TIMEOUT_S = 9.0  # per HTTP request (the client's own timeout; a dripping server can outlast it)
 MAX_RETRIES = 1  # one retry on 429/5xx, then the extractive fallback answers
 LLM_BUDGET_S = 20.0  # the whole LLM call, retries included: the asker waits no longer
@@ -84,21 +89,6 @@ class LLMGenerator:
         self.chat = chat
         self.budget = budget
 
-    @classmethod
-    def from_env(cls, model: str | None = None, **client: Any) -> LLMGenerator:
-        """ChatOpenAI from OPENAI_API_KEY / OPENAI_BASE_URL / DOCBOT_LLM_MODEL; ``client`` passes http_client etc."""
-        from langchain_openai import ChatOpenAI
-
-        options: dict[str, Any] = {
-            "model": model or os.environ.get("DOCBOT_LLM_MODEL") or DEFAULT_MODEL,
-            "base_url": os.environ.get("OPENAI_BASE_URL") or None,
-            "temperature": 0,
-            "timeout": TIMEOUT_S,
-            "max_retries": MAX_RETRIES,
-            "max_tokens": MAX_TOKENS,
-        }
-        return cls(ChatOpenAI(**{**options, **client}))
-
     def generate(self, question: str, passages: Sequence[Passage]) -> str:
         reply = self._invoke(messages(question, passages))
         content = getattr(reply, "content", reply)
@@ -131,15 +121,40 @@ class LLMGenerator:
         return box["reply"]
 
 
-def llm_configured() -> bool:
-    """True when OPENAI_API_KEY (or OPENAI_BASE_URL, for keyless local servers) is set."""
-    return bool(os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"))
+def openai_chat(model: str, base_url: str | None = None, api_key: str | None = None, **client: Any) -> Any:
+    """ChatOpenAI for any OpenAI-compatible server; the key is passed as a value (never put in the environment),
+    ``client`` overrides the options (http_client, max_retries…)."""
+    from langchain_openai import ChatOpenAI
+
+    options: dict[str, Any] = {
+        "model": model,
+        "base_url": base_url,
+        "api_key": api_key or NO_KEY,
+        "temperature": 0,
+        "timeout": TIMEOUT_S,
+        "max_retries": MAX_RETRIES,
+        "max_tokens": MAX_TOKENS,
+    }
+    return ChatOpenAI(**{**options, **client})
 
 
-def generator_from_env() -> Generator | None:
-    """The LLM generator when configured, else None (the pipeline then answers extractively)."""
-    if not llm_configured():
+@CHAT.register("openai", "<model> or openai:<model> (with OPENAI_API_KEY or OPENAI_BASE_URL)")
+def _openai(spec: Spec, settings: Settings) -> Any:
+    """None (answer extractively) unless OPENAI_API_KEY, or OPENAI_BASE_URL for a keyless local server, is set."""
+    if not (settings.openai_api_key or settings.openai_base_url):
         return None
-    if not os.environ.get("OPENAI_API_KEY"):
-        os.environ["OPENAI_API_KEY"] = "unused"  # local OpenAI-compatible servers often need no key
-    return LLMGenerator.from_env()
+    return openai_chat(spec.name or DEFAULT_MODEL, settings.openai_base_url, settings.openai_api_key)
+
+
+@CHAT.register("ollama", "ollama:<model>")
+def _ollama(spec: Spec, settings: Settings) -> Any:
+    if not spec.name:
+        raise ConfigError(f"DOCBOT_LLM_MODEL={spec.text!r} names no model: give the one Ollama serves, "
+                          "e.g. ollama:llama3.1:8b")
+    return openai_chat(spec.name, settings.openai_base_url or OLLAMA_URL, settings.openai_api_key)
+
+
+def generator_from_settings(settings: Settings) -> Generator | None:
+    """The LLM generator settings name, else None (the pipeline then answers extractively)."""
+    chat = CHAT.create(settings.llm or DEFAULT_MODEL, settings)
+    return None if chat is None else LLMGenerator(chat)

@@ -29,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "ask",
         help="answer a question from the indexed docs, with links that exist",
         description="Resolve explicit references, retrieve the best sections, then answer (LLM when "
-        "OPENAI_API_KEY/OPENAI_BASE_URL is set, else extractive) citing validated deep links.",
+        "OPENAI_API_KEY/OPENAI_BASE_URL or DOCBOT_LLM_MODEL=ollama:MODEL is set, else extractive) citing validated "
+        "deep links.",
     )
     p.add_argument("question", nargs="*", help="the question (quote it)")
     p.add_argument("--site", type=site_name, help="answer only from this site")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from docbot.config import Settings
+from docbot.config import Environment, Settings
 from docbot.errors import ConfigError
 from docbot.report.metrics import Thresholds
 from docbot.report.render import ReportData, render_html, render_json, render_markdown
@@ -84,7 +83,7 @@ def write_outputs(data: ReportData, out: Path) -> str:
     (out / "report.md").write_text(markdown, encoding="utf-8")
     (out / "report.json").write_text(render_json(data), encoding="utf-8")
     (out / "report.html").write_text(render_html(data), encoding="utf-8")
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    summary = Environment.read().github_step_summary
     if summary:
         with open(summary, "a", encoding="utf-8") as fh:
             fh.write(markdown)

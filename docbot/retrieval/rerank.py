@@ -8,21 +8,22 @@ section both put first stays first.
 
 It costs a forward pass of the larger model per section not seen before (sections are
 cached), so it is off unless ``rerank_model`` (docbot.toml) or ``DOCBOT_RERANK_MODEL`` names
-a model directory. Any fault loading or running the model leaves the retrieval's order.
+a model directory (the ``folder`` provider of :data:`docbot.providers.RERANKERS`). Any fault loading or
+running the model leaves the retrieval's order.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from docbot.config import Settings
+from docbot.config import Settings, offline_models
 from docbot.errors import ConfigError
+from docbot.providers import RERANKERS, Spec
 from docbot.retrieval.fusion import fuse
 
 log = logging.getLogger(__name__)
@@ -102,9 +103,7 @@ def _sentence_transformer(model_dir: str) -> Any:
     if not Path(model_dir).is_dir():
         raise ConfigError(f"re-rank model directory {model_dir} does not exist: install one with "
                           "scripts/install_reranker.py, or unset DOCBOT_RERANK_MODEL / rerank_model")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    offline_models()
     from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as hf_logging
 
@@ -114,6 +113,14 @@ def _sentence_transformer(model_dir: str) -> Any:
 
 
 def reranker_from_settings(settings: Settings) -> Reranker | None:
-    """The re-ranker named by env ``DOCBOT_RERANK_MODEL``, else docbot.toml ``rerank_model``; None when neither."""
-    model_dir = os.environ.get("DOCBOT_RERANK_MODEL") or settings.rerank_model
-    return Reranker(model_dir) if model_dir else None
+    """The re-ranker settings name (env ``DOCBOT_RERANK_MODEL``, else docbot.toml ``rerank_model``); None when
+    neither (off by default)."""
+    if not settings.rerank_model:
+        return None
+    reranker: Reranker | None = RERANKERS.create(settings.rerank_model, settings)
+    return reranker
+
+
+@RERANKERS.register("folder", "<folder of a sentence-transformers model>")
+def _folder(spec: Spec, settings: Settings) -> Reranker:
+    return Reranker(spec.text)  # loaded on first use; a missing folder is logged then, and the retrieval's order kept

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from docbot.cli import main
-from docbot.config import load_settings
+from docbot.config import Environment, load_settings
 from docbot.config_schema import schema_keys
 from tests.faults.hostile import make_pages, serve
 
@@ -90,7 +90,7 @@ def test_a_bad_source_type_is_refused_before_anything_is_crawled(tmp_path: Path,
 
 
 def test_paths_in_the_file_are_relative_to_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("DOCBOT_DATA_DIR", "DOCBOT_ANCHOR_MAPS", "DOCBOT_CONFIG"):
+    for name in ("DOCBOT_DATA_DIR", "DOCBOT_ANCHOR_MAPS", "DOCBOT_CONFIG", "DOCBOT_RERANK_MODEL"):
         monkeypatch.delenv(name, raising=False)
     conf = tmp_path / "conf"
     conf.mkdir()
@@ -104,6 +104,23 @@ def test_paths_in_the_file_are_relative_to_it(tmp_path: Path, monkeypatch: pytes
     assert settings.slack.public is True and settings.slack.port == 0
     assert settings.slack.max_connections == 64 and settings.slack.request_timeout == 2
     assert load_settings(data_dir="here", config_path=str(conf / "docbot.toml")).data_dir == Path("here")
+
+
+def test_the_environment_is_read_here_once_and_beats_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "docbot.toml").write_text('embeddings = "local"\nrerank_model = "m"\nrank_model = "off"\n')
+    for name, value in (("DOCBOT_EMBEDDINGS", "openai:text-embedding-3-large"), ("DOCBOT_RERANK_MODEL", "/r"),
+                        ("DOCBOT_RANK_MODEL", "builtin"), ("DOCBOT_LLM_MODEL", "ollama:llama3.1:8b"),
+                        ("OPENAI_BASE_URL", "http://127.0.0.1:9/v1"), ("OPENAI_API_KEY", "sk-secret"),
+                        ("DOCBOT_LOCAL_BACKEND", "torch"), ("DOCBOT_MODEL_CACHE", str(tmp_path / "cache"))):
+        monkeypatch.setenv(name, value)
+    settings = load_settings(config_path=str(tmp_path / "docbot.toml"))
+    assert (settings.embeddings, settings.rerank_model, settings.rank_model, settings.llm) == (
+        "openai:text-embedding-3-large", "/r", "builtin", "ollama:llama3.1:8b")
+    assert (settings.openai_base_url, settings.openai_api_key) == ("http://127.0.0.1:9/v1", "sk-secret")
+    assert settings.local_backend == "torch" and settings.model_cache == tmp_path / "cache"
+    assert "sk-secret" not in repr(settings)
+    env = Environment.read({"XDG_CACHE_HOME": "/xdg", "SLACK_BOT_TOKEN": "xoxb-1", "PORT": ""})
+    assert env.model_cache == Path("/xdg/docbot") and env.port is None and "xoxb-1" not in repr(env)
 
 
 def test_credentials_in_a_configured_url_are_dropped_with_a_warning(tmp_path: Path,

@@ -17,7 +17,7 @@ from tests.faults.hostile import make_pages, serve
 
 def test_a_recrawl_of_unchanged_pages_keeps_texts_mentions_and_page_texts(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("docbot.indexing.embed.embedder_from_spec", lambda spec: HashEmbedder())
+    monkeypatch.setattr("docbot.indexing.embed.embedder_from_spec", lambda spec, settings=None: HashEmbedder())
     monkeypatch.chdir(tmp_path)
     args = ["--data-dir", str(tmp_path / "data"), "--anchor-maps", str(tmp_path / "maps")]
     generations = Generations(tmp_path / "data", "w")

@@ -37,7 +37,7 @@ def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture()
 def hash_embeddings(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every command embeds with HashEmbedder (the model does not matter to faults)."""
-    monkeypatch.setattr("docbot.indexing.embed.embedder_from_spec", lambda spec: HashEmbedder())
+    monkeypatch.setattr("docbot.indexing.embed.embedder_from_spec", lambda spec, settings=None: HashEmbedder())
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 

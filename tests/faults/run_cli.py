@@ -9,5 +9,5 @@ from docbot.cli import main
 from docbot.indexing.embed import HashEmbedder
 
 if __name__ == "__main__":
-    docbot.indexing.embed.embedder_from_spec = lambda spec: HashEmbedder()  # type: ignore[assignment]
+    docbot.indexing.embed.embedder_from_spec = lambda spec, settings=None: HashEmbedder()  # type: ignore[assignment]
     sys.exit(main(sys.argv[1:]))

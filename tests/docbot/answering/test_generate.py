@@ -9,6 +9,7 @@ from __future__ import annotations
 import http.server
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -17,8 +18,9 @@ import pytest
 from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
 from docbot.answer import Status
-from docbot.errors import GenerationError
-from docbot.answering.generate import LLM_BUDGET_S, LLMGenerator, Passage
+from docbot.errors import ConfigError, GenerationError
+from docbot.answering.generate import LLM_BUDGET_S, OLLAMA_URL, LLMGenerator, Passage, generator_from_settings, openai_chat
+from docbot.config import Settings
 from docbot.pipeline import Pipeline
 
 PASSAGES = [Passage(1, "Uploading Files", ("Guide", "Uploading Files"), "Set MAX_CONTENT_LENGTH.")]
@@ -27,6 +29,7 @@ PASSAGES = [Passage(1, "Uploading Files", ("Guide", "Uploading Files"), "Set MAX
 class FakeOpenAI(http.server.BaseHTTPRequestHandler):
     replies: list[tuple[int, str]] = []
     seen: list[dict] = []
+    keys: list[str] = []  # the Authorization header of each request
     delay = 0.0  # seconds before answering
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
@@ -35,6 +38,7 @@ class FakeOpenAI(http.server.BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         FakeOpenAI.seen.append(body)
+        FakeOpenAI.keys.append(self.headers.get("Authorization", ""))
         time.sleep(FakeOpenAI.delay)
         status, content = FakeOpenAI.replies.pop(0) if FakeOpenAI.replies else (200, "ok [1]")
         payload = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
@@ -50,17 +54,49 @@ class FakeOpenAI(http.server.BaseHTTPRequestHandler):
 
 
 @pytest.fixture()
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[LLMGenerator]:
+def fake_openai() -> Iterator[str]:
+    """The base URL of a fake OpenAI-compatible server on 127.0.0.1."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    FakeOpenAI.replies, FakeOpenAI.seen, FakeOpenAI.delay = [], [], 0.0
-    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}/v1")
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    generator = LLMGenerator.from_env(model="fake-model", max_retries=0)
-    yield generator
+    FakeOpenAI.replies, FakeOpenAI.seen, FakeOpenAI.keys, FakeOpenAI.delay = [], [], [], 0.0
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture()
+def llm(fake_openai: str) -> LLMGenerator:
+    return LLMGenerator(openai_chat("fake-model", fake_openai, "test", max_retries=0))
+
+
+def test_the_api_key_goes_to_the_client_and_never_into_the_environment(fake_openai: str,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    keyless = generator_from_settings(Settings(openai_base_url=fake_openai))  # a local server that wants no key
+    assert keyless is not None and keyless.generate("q", PASSAGES) == "ok [1]"
+    keyed = generator_from_settings(Settings(llm="qwen2.5:7b", openai_base_url=fake_openai, openai_api_key="sk-test"))
+    assert keyed is not None and keyed.generate("q", PASSAGES) == "ok [1]"
+    assert FakeOpenAI.keys == ["Bearer unused", "Bearer sk-test"] and "OPENAI_API_KEY" not in os.environ
+    assert [sent["model"] for sent in FakeOpenAI.seen] == ["gpt-4o-mini", "qwen2.5:7b"]  # a bare name, colon and all
+    assert "sk-test" not in repr(Settings(openai_api_key="sk-test"))
+
+
+def test_without_a_key_or_a_server_the_answer_is_extractive(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-in-the-environment")  # only settings count, as load_settings read them
+    assert generator_from_settings(Settings()) is None
+    assert generator_from_settings(Settings(llm="openai:gpt-4o")) is None
+
+
+def test_ollama_names_a_local_server_and_a_model(fake_openai: str) -> None:
+    local = generator_from_settings(Settings(llm="ollama:llama3.1:8b"))
+    assert isinstance(local, LLMGenerator)
+    assert local.chat.model_name == "llama3.1:8b" and local.chat.openai_api_base == OLLAMA_URL
+    elsewhere = generator_from_settings(Settings(llm="ollama:llama3.1:8b", openai_base_url=fake_openai))
+    assert elsewhere is not None and elsewhere.generate("q", PASSAGES) == "ok [1]"
+    assert FakeOpenAI.seen[-1]["model"] == "llama3.1:8b"
+    with pytest.raises(ConfigError, match="ollama:llama3.1:8b"):
+        generator_from_settings(Settings(llm="ollama"))
 
 
 def pipeline(generator: LLMGenerator) -> Pipeline:

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from docbot.config import Settings
+from docbot.config import Settings, load_settings
 from docbot.indexing.embed import HashEmbedder, LocalMiniLM, OpenAIEmbedder, embedder_from_settings
 from docbot.errors import ConfigError
 
@@ -19,15 +19,16 @@ def test_importing_docbot_index_does_not_load_torch() -> None:
     assert out.stdout.strip() == "False"
 
 
-def test_embedder_from_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_embedder_from_settings(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.delenv("DOCBOT_EMBEDDINGS", raising=False)
     assert isinstance(embedder_from_settings(Settings()), LocalMiniLM)
-    monkeypatch.setenv("DOCBOT_EMBEDDINGS", "openai:text-embedding-3-large")
-    chosen = embedder_from_settings(Settings())
+    (tmp_path / "docbot.toml").write_text('embeddings = "local"\n')
+    monkeypatch.setenv("DOCBOT_EMBEDDINGS", "openai:text-embedding-3-large")  # the environment beats the file
+    chosen = embedder_from_settings(load_settings(config_path=str(tmp_path / "docbot.toml")))
     assert isinstance(chosen, OpenAIEmbedder) and chosen.name == "openai:text-embedding-3-large" and chosen.dim == 3072
     monkeypatch.setenv("DOCBOT_EMBEDDINGS", "word2vec")
     with pytest.raises(ConfigError, match="DOCBOT_EMBEDDINGS"):
-        embedder_from_settings(Settings())
+        embedder_from_settings(load_settings(config_path=str(tmp_path / "docbot.toml")))
 
 
 def test_openai_embedder_uses_injected_client() -> None:

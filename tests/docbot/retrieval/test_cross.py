@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from tests.docbot.ask_fakes import FakeIndex, make_chunks
 
-from docbot.config import Settings
+from docbot.config import Settings, load_settings
 from docbot.errors import ConfigError
 from docbot.indexing.chunk import embedding_text
 from docbot.retrieval.cross import CrossRanker, cross_ranker_from_settings, fused
@@ -64,5 +64,6 @@ def test_settings_choose_builtin_off_or_a_folder(tmp_path: Path, monkeypatch: py
     assert chosen is not None and chosen.model_dir == folder
     with pytest.raises(ConfigError, match="not a model folder"):
         cross_ranker_from_settings(Settings(rank_model=str(tmp_path / "absent")))
+    (tmp_path / "docbot.toml").write_text(f'rank_model = "{folder}"\n')
     monkeypatch.setenv("DOCBOT_RANK_MODEL", "off")
-    assert cross_ranker_from_settings(Settings(rank_model=str(folder))) is None  # the environment wins
+    assert cross_ranker_from_settings(load_settings(config_path=str(tmp_path / "docbot.toml"))) is None  # the environment wins

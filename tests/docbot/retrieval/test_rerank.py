@@ -91,8 +91,8 @@ def test_reranker_comes_from_env_or_config(monkeypatch: pytest.MonkeyPatch, tmp_
     config.write_text('rerank_model = "/models/mpnet"\n')
     got = reranker_from_settings(load_settings(config_path=str(config)))
     assert got is not None and got.model_dir == "/models/mpnet"
-    monkeypatch.setenv("DOCBOT_RERANK_MODEL", "/models/other")
-    got = reranker_from_settings(Settings(rerank_model="/models/mpnet"))
+    monkeypatch.setenv("DOCBOT_RERANK_MODEL", "/models/other")  # the environment beats the file
+    got = reranker_from_settings(load_settings(config_path=str(config)))
     assert got is not None and got.model_dir == "/models/other"
 
 
