@@ -11,9 +11,13 @@ heading, an API entry), the end of the block that holds the id (a headless ``<se
 before a heading, a footnote). Nor is one that starts where its heading's section starts when the heading would
 keep no text of its own (Texinfo's index markers just below a heading: a link to one lands on the heading), unless
 the page lists it ahead of it, as a table of contents lists its entries (SQLite's first function, just below its
-heading, is a section like the others); the later anchors under that heading still start sections. Links from
-other pages are not used: the page is parsed once, alone, and its sections must not depend on pages fetched after
-it (nor change under a ``304 Not Modified``).
+heading, is a section like the others); the later anchors under that heading still start sections.
+
+Links from other pages (another page's text, the site's index) say the same, and the same rule applies to their
+anchors (:func:`with_elsewhere`): the crawl learns them only once every page is read, so it gives each page the set
+of its anchors linked from elsewhere, stores that set with the page, and splits the page again when the set changes
+(:mod:`crawlers.cross_links`). Such a link lists nothing ahead of its anchor: an anchor that would take all of its
+heading's text is that heading's section.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from itertools import takewhile
 
 from lxml import etree
 
+from crawlers.api_entries import API_DL
 from crawlers.html import BLOCKS, has_text, text_of
 from crawlers.section_text import OpenSection
 
@@ -77,6 +82,17 @@ def linked_here(root: etree._Element, resolve: Callable[[str], str | None], here
     return out
 
 
+def with_elsewhere(own: Mapping[str, PageLink], elsewhere: Iterable[str], anchors: frozenset[str]) -> dict[str, PageLink]:
+    """The page's own links (:func:`linked_here`) and the anchors other pages link to: an anchor only linked from
+    elsewhere is titled by its id when its section has no line of text (the words of another page's link differ from
+    page to page, and a page kept under a ``304`` must come out the same)."""
+    out = dict(own)
+    for ident in sorted(elsewhere):
+        if ident in anchors:
+            out.setdefault(ident, PageLink(ident, False))
+    return out
+
+
 def _inside(a: etree._Element, ident: str) -> bool:
     """Whether the link ``a`` lies in the element with id (or name) ``ident``."""
     return any(ident in anchor_ids(el) for el in a.iterancestors()) or ident in anchor_ids(a)
@@ -93,13 +109,23 @@ def starts_section(el: etree._Element, cur: OpenSection, linked: Mapping[str, Pa
     if not linked or cur.kind == "api":
         return None  # inside an API entry a linked parameter or member is a part of the entry, as its headings are
     ident = next((i for i in anchor_ids(el) if i in linked), None)
-    if ident is None or (cur.anchor is not None and ident == cur.anchor):
+    if ident is None or (cur.anchor is not None and ident == cur.anchor) or _in_entry(el):
         return None
     if any(not part.isspace() for part in cur.inline):
         return None  # a target in the middle of a sentence (a footnote reference) starts nothing
     if el.tag not in ANCHOR_BLOCKS and has_text(el):
         return None
     return ident
+
+
+def _in_entry(el: etree._Element) -> bool:
+    """Whether ``el`` lies in the description of an API entry that opens no section, having no id of its own
+    (SQLAlchemy documents a type's constructor twice, once without ids): its parameters are the entry's too."""
+    for dd in el.iterancestors("dd"):
+        dl = dd.getparent()
+        if dl is not None and API_DL & set(dl.get("class", "").split()):
+            return True
+    return False
 
 
 def _container(marker: etree._Element, main: etree._Element) -> etree._Element:
@@ -118,8 +144,8 @@ def _container(marker: etree._Element, main: etree._Element) -> etree._Element:
     return node
 
 
-def open_anchor(el: etree._Element, ident: str, host: OpenSection, before: OpenSection, main: etree._Element,
-                opened: list[OpenSection]) -> OpenSection:
+def open_anchor(el: etree._Element, ident: str, host: OpenSection, before: OpenSection,
+                main: etree._Element) -> OpenSection:
     """The section ``el`` starts under ``host`` where ``before`` was in effect (the section before it, or
     ``host``); its title and path are set when it ends (:func:`close_anchor`)."""
     while before.into is not None:  # the section before it was too short to be one: it is where that one went
@@ -127,8 +153,9 @@ def open_anchor(el: etree._Element, ident: str, host: OpenSection, before: OpenS
     sec = OpenSection(ident, [i for i in anchor_ids(el) if i != ident], "", host.raw_level + 1, ANCHOR, host.path,
                       opener=el if el.tag in ANCHOR_BLOCKS else _container(el, main), before=before)
     sec.prefix, before.prefix = before.prefix, ""  # a list item's marker goes with its text
-    # it starts where its heading's (or entry's) section starts: nothing of that section, nor a section, before it
-    sec.at_start = before.kind != ANCHOR and not before.blocks and (opened[-1] is before if opened else True)
+    # it starts where its heading's (or entry's) text starts: nothing of that section before it (the API entries of
+    # a heading may be: Requests' "Status Code Lookup" is an entry, then the module's target and the heading's text)
+    sec.at_start = before.kind != ANCHOR and not before.blocks
     return sec
 
 

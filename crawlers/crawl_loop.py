@@ -3,7 +3,8 @@
 :class:`CrawlState` is one crawl's mutable state. It fetches robots.txt first, then the start URL, the
 previous map's pages, sitemap URLs and every in-scope link, with at most ``concurrency`` requests in
 flight; parses each HTML page once with :func:`crawlers.extract.extract`; keeps a previous page's entry
-when it did not change, or failed for a passing reason; and assembles the
+when it did not change, or failed for a passing reason; once every page is read, fetches and splits again each page
+whose anchors linked from other pages are not those it was split at (:mod:`crawlers.cross_links`); and assembles the
 :class:`~crawlers.crawl_types.CrawlResult`. The result never depends on completion order: pages, anchors
 and texts are sorted before they leave.
 """
@@ -20,8 +21,9 @@ from collections.abc import Callable, Sequence
 from crawlers import fetch as f
 from crawlers.crawl_types import CrawlConfig, CrawlResult, CrawlStats
 from crawlers.diff import ChangeReport, diff_maps, merge_renames
+from crawlers.cross_links import to_split
 from crawlers.errors import StartURLError
-from crawlers.extract import EXTRACTOR_VERSION
+from crawlers.extract import EXTRACTOR_VERSION, Extracted
 from crawlers.fetch import FetchResult, Fetcher
 from crawlers.frontier import Frontier
 from crawlers.mentions import RawMention, resolve_mentions, section_owners
@@ -177,8 +179,10 @@ class CrawlState:
             self.aliases.setdefault(canonical, set()).update(aliases)
             return "ok"
         self.claimed.add(canonical)
+        # split at what the page was split at last time: unless other pages' links changed, once is enough
+        elsewhere = frozenset(prev.linked) if prev is not None else frozenset()
         try:
-            ex = await self.parser.extract(result)
+            ex = await self.parser.extract(result, elsewhere)
         except Exception:  # noqa: BLE001 - one broken page must not stop the crawl
             log.exception("could not parse %s; skipped", canonical)
             self.claimed.discard(canonical)
@@ -187,13 +191,20 @@ class CrawlState:
             self.error("truncated", canonical)
         if ex.too_deep:
             self.error("too_deep", canonical)
+        self.stats["fetched"] += 1
+        self.stats["bytes"] += len(result.body)
+        for link in self.record(canonical, result, ex, aliases, elsewhere):
+            self.admit(link)
+        return "ok"
+
+    def record(self, canonical: str, result: FetchResult, ex: Extracted, aliases: set[str],
+               elsewhere: frozenset[str]) -> tuple[str, ...]:
+        """Keep a parsed page (split at the anchors ``elsewhere`` links to); returns its in-scope links."""
         if not ex.navigation and is_navigation(canonical):
             ex = dataclasses.replace(ex, navigation=True)
         source_type = classify(canonical, self.config.source_types, SourceType.OTHER if ex.navigation else ex.source_type_hint)
         links = self.frontier.scoped(ex.links)
-        page, texts = build_page(self.config.site, canonical, result, ex, source_type, aliases, links)
-        self.stats["fetched"] += 1
-        self.stats["bytes"] += len(result.body)
+        page, texts = build_page(self.config.site, canonical, result, ex, source_type, aliases, links, elsewhere)
         self.pages[canonical] = page
         self.texts[canonical] = texts
         self.mentions[canonical] = ex.mentions
@@ -204,9 +215,41 @@ class CrawlState:
         else:
             self.page_texts.pop(canonical, None)
         self.aliases.setdefault(canonical, set()).update(aliases)
-        for link in links:
-            self.admit(link)
-        return "ok"
+        return links
+
+    # -- the second split -------------------------------------------------
+    async def split_again(self) -> None:
+        """Split each page at the anchors other pages link to where they are not what it was split at (a page
+        parsed before the pages that link to it, one whose linking pages changed while it answered 304): fetched
+        again in full, parsed with that set. A page that cannot be fetched keeps the split it has, and its set."""
+        todo = to_split(self.merged_pages(), self.mentions)
+        if not todo:
+            return
+        log.info("%d pages of %s are split again at the anchors other pages link to", len(todo), self.config.site)
+        slots = asyncio.Semaphore(max(1, self.config.concurrency))
+
+        async def one(url: str, elsewhere: frozenset[str]) -> None:
+            async with slots:
+                await self._polite()
+                result = await self.fetcher.get(url, follow=self.frontier.in_scope)
+                self.stats["requests"] += 1
+                try:
+                    same = result.error is None and not result.not_modified and normalize(result.final_url) == url
+                except ValueError:
+                    same = False
+                if not same:
+                    log.info("%s could not be fetched again (%s); its sections stay as split", url,
+                             result.error or result.status)
+                    return
+                try:
+                    ex = await self.parser.extract(result, elsewhere)
+                except Exception:  # noqa: BLE001 - it was parsed once; it keeps that
+                    log.exception("could not parse %s again; its sections stay as split", url)
+                    return
+                self.stats["bytes"] += len(result.body)
+                self.record(url, result, ex, set(self.pages[url].aliases), elsewhere)
+
+        await asyncio.gather(*(one(url, frozenset(wanted)) for url, wanted in todo.items()))
 
     def failed(self, url: str, result: FetchResult, prev: Page | None, requested: set[str]) -> str:
         kind = result.error or "unknown"
@@ -293,6 +336,7 @@ class CrawlState:
             for w in workers:
                 w.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
+        await self.split_again()
 
     def keep_unreached(self) -> None:
         """After the crawl's time limit: pages of the previous map not reached yet keep their entries as they were."""
@@ -305,16 +349,8 @@ class CrawlState:
         texts = [t for url in sorted(self.pages) for t in self.texts.get(url, ())]
         copies = aggregate_pages(texts)  # all-in-one copies of other pages: valid anchors, no texts to index
         texts = [t for t in texts if t.url not in copies]
-        pages = {}
-        for url in sorted(self.pages):
-            page = self.pages[url]
-            aliases = set(page.aliases) | self.aliases.get(url, set())
-            extra = dir_alias(url)
-            if extra:
-                aliases.add(extra)
-            aliases.discard(url)
-            pages[url] = dataclasses.replace(page, aliases=tuple(sorted(aliases)),
-                                             source_type=SourceType.OTHER if url in copies else page.source_type)
+        pages = {url: dataclasses.replace(page, source_type=SourceType.OTHER) if url in copies else page
+                 for url, page in self.merged_pages().items()}
         new_map = AnchorMap(site=self.config.site, base_url=self.config.start_url,
                             crawled_at=crawled_at, pages=pages, extractor=EXTRACTOR_VERSION)
         d = diff_maps(self.previous, new_map, previous_texts, texts)
@@ -337,6 +373,19 @@ class CrawlState:
                                                          "skipped", "bytes")})
         visible = [self.page_texts[u] for u in sorted(self.pages) if u in self.page_texts and u not in copies]
         return CrawlResult(new_map, texts, report, stats, self.resolved_mentions(new_map), visible)
+
+    def merged_pages(self) -> dict[str, Page]:
+        """The pages so far, by URL in order, each with every alias it was reached by."""
+        pages = {}
+        for url in sorted(self.pages):
+            page = self.pages[url]
+            aliases = set(page.aliases) | self.aliases.get(url, set())
+            extra = dir_alias(url)
+            if extra:
+                aliases.add(extra)
+            aliases.discard(url)
+            pages[url] = dataclasses.replace(page, aliases=tuple(sorted(aliases)))
+        return pages
 
     def resolved_mentions(self, new_map: AnchorMap) -> list[Mention]:
         """Every page's mentions of pages in the new map, each fragment resolved to its section."""

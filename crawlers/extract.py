@@ -20,7 +20,7 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-from crawlers.anchor_sections import linked_here
+from crawlers.anchor_sections import linked_here, with_elsewhere
 from crawlers.chrome import body_chrome, main_region
 from crawlers.html import MAX_DEPTH, link_text, nested_too_deep, parse_html
 from crawlers.mentions import RawMention, page_mentions
@@ -70,9 +70,9 @@ class Extracted:
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
 # of a map written by another version parses every page again instead of trusting "304 Not Modified".
-EXTRACTOR_VERSION = 7  # 5: what each link says about its target (crawlers.mentions), each page's visible text; 6: the
+EXTRACTOR_VERSION = 8  # 5: what each link says about its target (crawlers.mentions), each page's visible text; 6: the
 # text left out of it that a browser might search (crawlers.visible_text.hidden_text); 7: a section for every anchor
-# the page links to (crawlers.anchor_sections)
+# the page links to (crawlers.anchor_sections); 8: and for every anchor other pages link to (crawlers.cross_links)
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
@@ -95,8 +95,12 @@ def extract_anchors(html: bytes | str, encoding: str | None = None) -> frozenset
     return _anchors(root) if root is not None else frozenset()
 
 
-def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extracted:
-    """Parse a page fetched from ``url``. Never raises on broken HTML; returns empty parts instead."""
+def extract(html: bytes | str, url: str, encoding: str | None = None,
+            elsewhere: frozenset[str] = frozenset()) -> Extracted:
+    """Parse a page fetched from ``url``. Never raises on broken HTML; returns empty parts instead.
+
+    ``elsewhere``: the page's anchors that other pages link to; they start sections as its own links' anchors do
+    (:mod:`crawlers.anchor_sections`)."""
     root = parse_html(html, encoding)
     if root is None:
         return _EMPTY
@@ -115,6 +119,8 @@ def extract(html: bytes | str, url: str, encoding: str | None = None) -> Extract
     base_dir = _directory(base_page)
     resolve = functools.partial(_absolute, base_page=base_page, base_dir=base_dir)
     linked = linked_here(root, resolve, (base_page, url.partition("#")[0]), anchors)
+    if elsewhere:
+        linked = with_elsewhere(linked, elsewhere, anchors)
     opens: dict[etree._Element, int] = {}
     closes: dict[etree._Element, int] = {main: OUTSIDE}
     sections, page_title, api_count, heading_count = walk_sections(main, anchors, html_title, chrome, opens, closes,

@@ -96,6 +96,9 @@ class Page:
     content_hash: str | None = None
     stale: bool = False  # last-known-good entry kept after a failed fetch
     links: tuple[str, ...] | None = None  # in-scope pages it links to (None: unknown, from an older map)
+    # Its anchors other pages link to, outside its heading and API entry anchors: its sections were split at them
+    # (crawlers.cross_links), and are split again when the crawl finds another set.
+    linked: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -110,6 +113,8 @@ class Page:
         }
         if self.links is not None:
             data["links"] = sorted(set(self.links))
+        if self.linked:
+            data["linked"] = sorted(set(self.linked))
         if self.stale:
             data["stale"] = True
         return data
@@ -128,6 +133,7 @@ class Page:
             content_hash=data.get("content_hash"),
             stale=bool(data.get("stale", False)),
             links=tuple(data["links"]) if "links" in data else None,
+            linked=tuple(data.get("linked", ())),
         )
 
 

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
+from crawlers.cross_links import split_at
 from crawlers.extract import Extracted, extract
 from crawlers.fetch import FetchResult
 from crawlers.model import Page, PageText, Section, SectionText
@@ -59,9 +60,10 @@ def strong_last_modified(headers: Mapping[str, str]) -> str | None:
 
 def build_page(
     site: str, url: str, result: FetchResult, ex: Extracted, source_type: str, aliases: set[str],
-    links: tuple[str, ...] = (),
+    links: tuple[str, ...] = (), elsewhere: frozenset[str] = frozenset(),
 ) -> tuple[Page, list[SectionText]]:
-    """The map entry and section texts of one parsed page (pure)."""
+    """The map entry and section texts of one parsed page (pure); ``elsewhere``: the anchors other pages link to
+    that it was split at (:mod:`crawlers.cross_links`)."""
     sections = tuple(Section(s.anchor, s.title, s.level, tuple(s.path), s.kind) for s in ex.sections)
     page = Page(
         url=url,
@@ -74,6 +76,7 @@ def build_page(
         last_modified=strong_last_modified(result.headers),
         content_hash=hashlib.sha256(result.body).hexdigest(),
         links=links,
+        linked=split_at(elsewhere, sections),
     )
     texts = [] if ex.navigation else [  # a table of contents or index page: its anchors are valid, its text no answer
         SectionText(site, url, s.anchor, s.title, s.level, tuple(s.path), source_type, s.text, s.kind)
@@ -135,7 +138,7 @@ class ParsePool:
         if self.processes is None:
             self.processes = min(os.cpu_count() or 1, MAX_PARSE_PROCESSES)
 
-    async def extract(self, result: FetchResult) -> Extracted:
+    async def extract(self, result: FetchResult, elsewhere: frozenset[str] = frozenset()) -> Extracted:
         self._parsed += 1
         if self._pool is None and (self.processes or 0) > 1 and self._parsed > self.inline_pages:
             self._pool = _fork_pool(self.processes or 2)
@@ -145,13 +148,13 @@ class ParsePool:
             loop = asyncio.get_running_loop()
             try:
                 return await loop.run_in_executor(
-                    self._pool, extract_page, result.body, result.final_url, result.encoding
+                    self._pool, extract_page, result.body, result.final_url, result.encoding, elsewhere
                 )
             except BrokenProcessPool as exc:
                 log.warning("parse workers failed (%s); parsing in the crawler process from now on", exc)
                 self.close()
                 self.processes = 0
-        return extract_page(result.body, result.final_url, result.encoding)
+        return extract_page(result.body, result.final_url, result.encoding, elsewhere)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -159,9 +162,9 @@ class ParsePool:
             self._pool = None
 
 
-def extract_page(body: bytes, url: str, encoding: str | None) -> Extracted:
+def extract_page(body: bytes, url: str, encoding: str | None, elsewhere: frozenset[str] = frozenset()) -> Extracted:
     """:func:`extract` with links reduced to distinct pages (fragments dropped): less to ship back from a worker."""
-    ex = extract(body, url, encoding)
+    ex = extract(body, url, encoding, elsewhere)
     links = tuple(dict.fromkeys(link.partition("#")[0] for link in ex.links))
     return dataclasses.replace(ex, links=links) if len(links) != len(ex.links) else ex
 

@@ -248,7 +248,7 @@ def walk_sections(
         elif start is not None:
             cur.flush()
             before = cur
-            cur = open_anchor(el, start, end_anchors(whole=False), before, main, opened)
+            cur = open_anchor(el, start, end_anchors(whole=False), before, main)
             if opens is not None:
                 opens[el] = len(opened)
             opened.append(cur)

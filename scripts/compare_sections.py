@@ -3,8 +3,10 @@
     .venv/bin/python scripts/compare_sections.py --old /work/main [--new .] [SITE=DIR ...]
 
 Each checkout's ``crawlers.extract.extract`` parses every HTML file under each site's root (the bytes a server on
-127.0.0.1 would send, under the URL it would send them from) in a subprocess with that checkout on ``PYTHONPATH``.
-Per site it prints: sections before and after, sections added, sections where a heading (or an API entry) exists
+127.0.0.1 would send, under the URL it would send them from) in a subprocess with that checkout on ``PYTHONPATH``,
+then, where the checkout has :func:`crawlers.cross_links.split_site`, parses again each page other pages link into.
+Per site it prints: sections before and after, anchor sections added and dropped (matched by anchor), sections where
+a heading (or an API entry) exists
 that changed (anchor, title, level, path, kind; and text separately, and of those how many had text and have none:
 an added section took all of it), sections lost, and the smallest added ones.
 Without SITE=DIR it compares the five dev sites.
@@ -28,15 +30,22 @@ DEV_SITES = {
 }
 BASE = "http://127.0.0.1:8000/"
 SMALLEST_SHOWN = 3
+EXAMPLES_SHOWN = 12
 
 _DUMP = """
 import json, sys
 from pathlib import Path
 from crawlers.extract import extract
 root, base = Path(sys.argv[1]), sys.argv[2]
-for path in sorted(root.rglob("*.html")):
-    url = base + path.relative_to(root).as_posix()
-    ex = extract(path.read_bytes(), url)
+files = {base + path.relative_to(root).as_posix(): path for path in sorted(root.rglob("*.html"))}
+pages = {url: extract(path.read_bytes(), url) for url, path in files.items()}
+try:  # a checkout that splits pages at the anchors other pages link to does so as its crawl does
+    from crawlers.cross_links import split_site
+except ImportError:
+    pass
+else:
+    pages = split_site(pages, lambda url, anchors: extract(files[url].read_bytes(), url, elsewhere=anchors))
+for url, ex in pages.items():
     for s in ex.sections:
         print(json.dumps([url, s.anchor, s.title, s.level, list(s.path), s.kind, s.text]))
 """
@@ -59,12 +68,18 @@ def compare(old: dict[str, list[list]], new: dict[str, list[list]]) -> dict:
     before = sum(len(v) for v in old.values())
     after = sum(len(v) for v in new.values())
     added: list[list] = []
-    changed = text_changed = emptied = lost = 0
+    changed = text_changed = emptied = lost = dropped = 0
     examples: list[str] = []
     for url in sorted(set(old) | set(new)):
-        olds, news = old.get(url, []), new.get(url, [])
+        # an anchor section either side is matched by its anchor; the others in order
+        before_anchors = {s[1] for s in old.get(url, []) if s[5] == "anchor"}
+        after_anchors = {s[1] for s in new.get(url, []) if s[5] == "anchor"}
+        olds = [s for s in old.get(url, []) if s[5] != "anchor"]
+        news = new.get(url, [])
         kept = [s for s in news if s[5] != "anchor"]
-        added.extend(s for s in news if s[5] == "anchor")
+        added.extend(s for s in news if s[5] == "anchor" and s[1] not in before_anchors)
+        dropped += len(before_anchors - after_anchors)
+        examples.extend(f"{url}#{a}: anchor section dropped" for a in sorted(before_anchors - after_anchors))
         if len(kept) != len(olds):
             lost += abs(len(olds) - len(kept))
             examples.append(f"{url}: {len(olds)} sections before, {len(kept)} not added after")
@@ -79,8 +94,9 @@ def compare(old: dict[str, list[list]], new: dict[str, list[list]]) -> dict:
                 examples.append(f"{url}#{o[1]}: text {len(o[6])} → {len(n[6])} chars")
     smallest = [f"{s[0].removeprefix(BASE)}#{s[1]} {s[2]!r} ({len(s[6])} chars)"
                 for s in sorted(added, key=lambda s: len(s[6]))[:SMALLEST_SHOWN]]
-    return {"before": before, "after": after, "added": len(added), "changed": changed, "text_changed": text_changed,
-            "emptied": emptied, "lost": lost, "smallest": smallest, "examples": examples[:5]}
+    return {"before": before, "after": after, "added": len(added), "dropped": dropped, "changed": changed,
+            "text_changed": text_changed, "emptied": emptied, "lost": lost, "smallest": smallest,
+            "examples": examples[:EXAMPLES_SHOWN]}
 
 
 def main() -> None:
@@ -90,12 +106,13 @@ def main() -> None:
     parser.add_argument("sites", nargs="*", help="NAME=DIR (default: the five dev sites)")
     args = parser.parse_args()
     sites = dict(s.split("=", 1) for s in args.sites) if args.sites else DEV_SITES
-    print("| site | before | after | added | changed where a heading exists | its text changed | of them emptied | "
-          "lost | smallest added |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| site | before | after | added | anchor sections dropped | changed where a heading exists | "
+          "its text changed | of them emptied | lost | smallest added |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, root in sites.items():
         r = compare(dump(args.old, root), dump(args.new, root))
-        print(f"| {name} | {r['before']} | {r['after']} | {r['added']} | {r['changed']} | {r['text_changed']} | "
+        print(f"| {name} | {r['before']} | {r['after']} | {r['added']} | {r['dropped']} | {r['changed']} | "
+              f"{r['text_changed']} | "
               f"{r['emptied']} | {r['lost']} | {'; '.join(r['smallest']) or '–'} |", flush=True)
         for line in r["examples"]:
             print(f"    {line}", file=sys.stderr)

@@ -1,7 +1,8 @@
 """A scripted HTTP server on 127.0.0.1 that records every request it gets (path as sent, and its headers).
 
-``routes`` maps a raw request path (query included) to ``(status, headers, body)``; anything else is 404.
-Shared by the scope tests of the crawler and of the CLI.
+``routes`` maps a raw request path (query included) to ``(status, headers, body)``; anything else is 404. A route
+with an ``ETag`` answers ``304 Not Modified`` to a request whose ``If-None-Match`` names it, as a real server does.
+Shared by the scope and cross-page tests of the crawler and by the CLI's.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802
         self.recorder.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
         status, headers, body = self.recorder.routes.get(self.path, (404, {}, "not found"))
+        if status == 200 and "ETag" in headers and self.headers.get("If-None-Match") == headers["ETag"]:
+            status, headers, body = 304, {"ETag": headers["ETag"]}, ""
         data = body.encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Length", str(len(data)))
