@@ -20,11 +20,11 @@ from collections.abc import Callable, Sequence
 
 from crawlers import fetch as f
 from crawlers.crawl_types import CrawlConfig, CrawlResult, CrawlStats
-from crawlers.diff import ChangeReport, diff_maps, merge_renames
 from crawlers.cross_links import to_split
+from crawlers.diff import ChangeReport, diff_maps, merge_renames
 from crawlers.errors import StartURLError
 from crawlers.extract import EXTRACTOR_VERSION, Extracted
-from crawlers.fetch import FetchResult, Fetcher
+from crawlers.fetch import Fetcher, FetchResult
 from crawlers.frontier import Frontier
 from crawlers.mentions import RawMention, resolve_mentions, section_owners
 from crawlers.model import AnchorMap, Mention, Page, PageText, SectionText, SourceType
@@ -32,7 +32,7 @@ from crawlers.pages import ParsePool, aggregate_pages, build_page, dir_alias, pa
 from crawlers.robots import fetch_robots
 from crawlers.sitemap import discover
 from crawlers.sourcetype import classify, is_navigation
-from crawlers.urls import normalize, origin, scope_prefix
+from crawlers.urls import is_http, normalize, origin, scope_prefix, site_origins
 
 # The loop logs under the name its messages had before it got a module of its own: the CLI prints that name
 # ("WARNING crawlers.crawl: … keeping its last-known-good entry"), so moving code does not change the output.
@@ -154,7 +154,7 @@ class CrawlState:
             final = normalize(result.final_url)
         except ValueError:
             final = url
-        requested = {normalize(u) for u in (url, *result.redirects) if _http(u)}
+        requested = {normalize(u) for u in (url, *result.redirects) if is_http(u)}
         if result.error == f.OFFSITE_REDIRECT:
             self.error(f.OFFSITE_REDIRECT, url)
             self.stats["skipped"] += 1
@@ -397,14 +397,3 @@ class CrawlState:
                 for m in resolve_mentions(url, self.mentions[url], new_map.canonical, self.owners, known,
                                           self.prev_sections)]
 
-
-def site_origins(start_url: str, allowed: Sequence[str]) -> frozenset[str]:
-    """Where a crawl may send requests other than for pages: the start URL's origin, the same host over https
-    (a site that moves to TLS) and the configured ``allow_origins``."""
-    home = origin(start_url)
-    upgrade = {"https://" + home[len("http://"):]} if home.startswith("http://") and home.count(":") == 1 else set()
-    return frozenset({home, *upgrade, *allowed})
-
-
-def _http(url: str) -> bool:
-    return url.startswith(("http://", "https://"))

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urljoin, urlsplit, urlunsplit
+from collections.abc import Sequence
+from urllib.parse import (
+    parse_qsl,
+    quote,
+    unquote,
+    urlencode,
+    urljoin,
+    urlsplit,
+    urlunsplit,
+)
 
 TRACKING_PARAMS = frozenset({"fbclid", "gclid", "dclid", "msclkid", "mc_cid", "mc_eid", "_ga", "_gl", "ref_src"})
 TRACKING_PREFIXES = ("utm_",)
@@ -139,3 +148,15 @@ def in_scope(
     if include and not any(fnmatch.fnmatchcase(rel, pat) for pat in include):
         return False
     return not any(fnmatch.fnmatchcase(rel, pat) for pat in exclude)
+
+
+def site_origins(start_url: str, allowed: Sequence[str]) -> frozenset[str]:
+    """Where a crawl may send requests other than for pages: the start URL's origin, the same host over https
+    (a site that moves to TLS) and the configured ``allow_origins``."""
+    home = origin(start_url)
+    upgrade = {"https://" + home[len("http://"):]} if home.startswith("http://") and home.count(":") == 1 else set()
+    return frozenset({home, *upgrade, *allowed})
+
+
+def is_http(url: str) -> bool:
+    return url.startswith(("http://", "https://"))
