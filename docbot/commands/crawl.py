@@ -14,8 +14,8 @@ from crawlers.model import AnchorMap, map_path
 from docbot.commands.args import positive_float, positive_int, site_name, start_url
 from docbot.config import Settings, SiteConfig
 from docbot.errors import SiteNotFound
-from docbot.refresh import listed
 from docbot.indexing.generations import Generation
+from docbot.refresh import listed
 from docbot.updating import update_site
 
 MAX_LISTED = 8  # items per change list in the text summary
