@@ -1,10 +1,10 @@
-"""Crawl one site: :func:`crawl` in memory, :func:`crawl_site` against the anchor-map directory.
+"""Crawl one site in memory: :func:`crawl`, and the loss guard its caller applies before writing (:func:`check_loss`).
 
 ``crawl`` runs the loop of :mod:`crawlers.crawl_loop` (robots.txt, start URL, previous pages, sitemaps,
-every in-scope link) under the crawl's time limit and returns a :class:`CrawlResult`. ``crawl_site`` adds
-the disk edges: previous map, texts and page texts in (:func:`load_previous`), loss guard (:mod:`crawlers.guard`),
-atomic write. What a crawl takes and gives (:class:`CrawlConfig`, :class:`CrawlResult`) is defined in
-:mod:`crawlers.crawl_types` and imported from here by docbot.
+every in-scope link) under the crawl's time limit and returns a :class:`CrawlResult`. It reads and writes no files:
+docbot's writer (``docbot.updating``) hands it the previous crawl and stores the result as a new generation.
+What a crawl takes and gives (:class:`CrawlConfig`, :class:`CrawlResult`) is defined in :mod:`crawlers.crawl_types`
+and imported from here by docbot.
 """
 
 from __future__ import annotations
@@ -21,11 +21,8 @@ import httpx
 from crawlers import guard
 from crawlers.crawl_loop import CrawlState
 from crawlers.crawl_types import CrawlConfig, CrawlResult
-from crawlers.errors import AnchorMapError
 from crawlers.fetch import Fetcher
-from crawlers.model import AnchorMap, Mention, PageText, SectionText, map_path
-from crawlers.texts import (load_mentions, load_page_texts, load_section_texts, save_mentions, save_page_texts,
-                            save_section_texts)
+from crawlers.model import AnchorMap, Mention, PageText, SectionText
 from crawlers.urls import origin
 
 log = logging.getLogger(__name__)
@@ -63,57 +60,9 @@ async def crawl(
     return state.result(crawled_at, time.monotonic() - started, previous_texts)
 
 
-def load_previous(anchor_maps_dir: str | Path, data_dir: str | Path, site: str) -> tuple[AnchorMap | None, list[SectionText]]:
-    """The site's current map and texts, or (None, []) on a first crawl."""
-    path = map_path(anchor_maps_dir, site)
-    if not path.is_file():
-        return None, []
-    previous = AnchorMap.load(path)
-    try:
-        texts = load_section_texts(data_dir, site)
-    except AnchorMapError:
-        log.warning("no section texts for %s in %s; every page is fetched in full", site, data_dir)
-        texts = []
-    return previous, texts
-
-
-def load_previous_pages(data_dir: str | Path, site: str) -> list[PageText]:
-    """The site's stored page texts, or [] (its pages are then fetched in full where they have sections)."""
-    try:
-        return load_page_texts(data_dir, site)
-    except AnchorMapError:
-        return []
-
-
 def check_loss(config: CrawlConfig, previous: AnchorMap | None, result: CrawlResult, path: Path,
                force: bool = False) -> None:
     """Raise when the crawl must not replace the previous map (see :func:`crawlers.guard.check`)."""
     reached = result.stats.fetched + result.stats.not_modified
     guard.check(config.site, previous, result.map, reached, result.stats.failed, config.loss_threshold, str(path),
                 force, result.report.renames)
-
-
-def crawl_site(
-    config: CrawlConfig,
-    anchor_maps_dir: str | Path,
-    data_dir: str | Path,
-    force: bool = False,
-    client: httpx.AsyncClient | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> CrawlResult:
-    """Crawl against the stored map, refuse a lossy result unless ``force``, then write map and texts atomically."""
-    previous, previous_texts = load_previous(anchor_maps_dir, data_dir, config.site)
-    previous_mentions = load_mentions(data_dir, config.site) if previous is not None else []
-    previous_pages = load_previous_pages(data_dir, config.site) if previous is not None else []
-    result = asyncio.run(crawl(config, previous, previous_texts, client=client, progress=progress,
-                               previous_mentions=previous_mentions, previous_pages=previous_pages))
-    path = map_path(anchor_maps_dir, config.site)
-    check_loss(config, previous, result, path, force)
-    if previous is None or result.texts != previous_texts:  # an unchanged site keeps its texts file
-        save_section_texts(data_dir, config.site, result.texts)
-    if result.mentions != previous_mentions:
-        save_mentions(data_dir, config.site, result.mentions)
-    if previous is None or result.page_texts != previous_pages:
-        save_page_texts(data_dir, config.site, result.page_texts)
-    result.map.save(path)
-    return result

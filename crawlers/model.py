@@ -158,7 +158,7 @@ class Rename:
 class SectionText:
     """Clean text of one section, stored in the data dir beside the map.
 
-    File: ``<data-dir>/sites/<site>/sections.jsonl``, one JSON object per line,
+    File: ``sections.jsonl`` in each of the site's generations, one JSON object per line,
     in page order then document order. ``anchor`` is the section's own anchor
     or ``None``; ``text`` keeps code blocks intact (fenced with ```).
     """
@@ -197,7 +197,8 @@ class SectionText:
 class Mention:
     """What one page (``source``) says about a section it links to (:mod:`crawlers.mentions`): the canonical
     ``target`` page, the link's ``fragment`` as written, the anchor of the ``section`` it lands in (None: the
-    page's top), the link's words and the sentence around them. File: :func:`mentions_path`."""
+    page's top), the link's words and the sentence around them. File: ``mentions.jsonl`` in a generation
+    (:func:`crawlers.texts.write_mentions`)."""
 
     source: str
     target: str

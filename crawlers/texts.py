@@ -1,8 +1,8 @@
 """The files a crawl keeps beside the anchor map: each section's text, what pages say about the sections they link
 to, and each page's visible text (what text directives are checked against).
 
-JSON Lines, one object a line, written atomically. The ``(data_dir, site)`` functions are the crawler's own layout
-(``<data-dir>/sites/<site>/``); the path functions read and write anywhere (docbot keeps them in generations).
+JSON Lines, one object a line, written atomically, at whatever path the caller names (docbot keeps them in its
+generations).
 """
 
 from __future__ import annotations
@@ -16,15 +16,6 @@ import orjson
 from crawlers.errors import AnchorMapError
 from crawlers.model import Mention, SectionText, _dumps, write_atomic
 from crawlers.page_text import PageText
-from crawlers.sitenames import check_site_name
-
-
-def sections_path(data_dir: str | os.PathLike[str], site: str) -> Path:
-    return Path(data_dir) / "sites" / check_site_name(site) / "sections.jsonl"
-
-
-def load_section_texts(data_dir: str | os.PathLike[str], site: str) -> list[SectionText]:
-    return read_section_texts(sections_path(data_dir, site), site)
 
 
 def read_section_texts(path: str | os.PathLike[str], site: str) -> list[SectionText]:
@@ -54,39 +45,9 @@ def write_page_texts(path: str | os.PathLike[str], pages: Iterable[PageText]) ->
     write_atomic(Path(path), "".join(_dumps(p.to_json()) + "\n" for p in pages))
 
 
-def page_texts_path(data_dir: str | os.PathLike[str], site: str) -> Path:
-    return Path(data_dir) / "sites" / check_site_name(site) / "pages.jsonl"
-
-
-def load_page_texts(data_dir: str | os.PathLike[str], site: str) -> list[PageText]:
-    return read_page_texts(page_texts_path(data_dir, site), site)
-
-
-def save_page_texts(data_dir: str | os.PathLike[str], site: str, pages: Iterable[PageText]) -> None:
-    write_page_texts(page_texts_path(data_dir, site), pages)
-
-
-def save_section_texts(data_dir: str | os.PathLike[str], site: str, texts: Iterable[SectionText]) -> None:
-    write_section_texts(sections_path(data_dir, site), texts)
-
-
 def write_section_texts(path: str | os.PathLike[str], texts: Iterable[SectionText]) -> None:
     """Write ``texts`` to ``path`` atomically, one JSON object per line."""
     write_atomic(Path(path), "".join(_dumps(t.to_json()) + "\n" for t in texts))
-
-
-def mentions_path(data_dir: str | os.PathLike[str], site: str) -> Path:
-    """One JSON array a line (source, target, fragment, section, text, context), by source page."""
-    return Path(data_dir) / "sites" / check_site_name(site) / "mentions.jsonl"
-
-
-def load_mentions(data_dir: str | os.PathLike[str], site: str) -> list[Mention] | None:
-    """The site's mentions as the last crawl saved them; None when that crawl saved none (an older crawl)."""
-    return read_mentions(mentions_path(data_dir, site))
-
-
-def save_mentions(data_dir: str | os.PathLike[str], site: str, mentions: Iterable[Mention]) -> None:
-    write_mentions(mentions_path(data_dir, site), mentions)
 
 
 def read_mentions(path: str | os.PathLike[str]) -> list[Mention] | None:

@@ -31,12 +31,16 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from crawlers.sitenames import map_sites
 from crawlers.urls import normalize
 from docbot.config_schema import ConfigFile, SiteTable, parse_config
 from docbot.errors import InvalidConfig, SiteNotFound
+
+if TYPE_CHECKING:
+    from crawlers.crawl_types import CrawlConfig
 
 DEFAULT_DATA_DIR = ".docbot"
 DEFAULT_ANCHOR_MAPS = "anchor_maps"
@@ -77,6 +81,17 @@ class SiteConfig:
             raise InvalidConfig(f"[[sites]] {self.name!r} auth.password_env names {self.auth.password_env}, which "
                                 f"is not set — export {self.auth.password_env} with the site's password")
         return self.auth.username, password
+
+    def crawl_config(self) -> CrawlConfig:
+        """What the crawler takes for this site: its scope, its credentials and the limits it sets (the crawler's
+        defaults for the others)."""
+        from crawlers.crawl_types import CrawlConfig
+
+        limits = {"max_pages": self.max_pages, "concurrency": self.concurrency, "max_time": self.max_time}
+        extra: dict[str, Any] = {k: v for k, v in limits.items() if v is not None}
+        return CrawlConfig(site=self.name, start_url=self.url, include=self.include, exclude=self.exclude,
+                           source_types=self.source_types, allow_origins=self.allow_origins, auth=self.credentials(),
+                           **extra)
 
 
 @dataclass(frozen=True, slots=True)

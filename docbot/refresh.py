@@ -21,15 +21,18 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crawlers.errors import CrawlerError, CrawlRefused
 from crawlers.model import AnchorMap, map_path, write_atomic
 from docbot.answer import LinkAction
-from docbot.config import KEEP_REPORTS, Settings
+from docbot.config import KEEP_REPORTS, Settings, SiteConfig
 from docbot.disk import DiskUsage
 from docbot.errors import DocbotError, SiteNotFound
 from docbot.reference_log import REFERENCE_LOG
+
+if TYPE_CHECKING:
+    from crawlers.crawl_types import CrawlConfig
 
 log = logging.getLogger(__name__)
 MAX_LISTED = 50  # items listed per change kind in the Markdown report
@@ -95,22 +98,16 @@ def _as_dict(value: Any) -> dict[str, Any]:
     return {"value": str(value)}
 
 
-def crawl_config_for(settings: Settings, site: str) -> Any:
+def crawl_config_for(settings: Settings, site: str) -> CrawlConfig:
     """The CrawlConfig of a configured site, or one from the anchor map's base_url."""
-    from crawlers.crawl import CrawlConfig
-
     for cfg in settings.sites:
         if cfg.name == site:
-            limits = (("max_pages", cfg.max_pages), ("concurrency", cfg.concurrency), ("max_time", cfg.max_time))
-            extra: dict[str, Any] = {k: v for k, v in limits if v is not None}
-            return CrawlConfig(site=site, start_url=cfg.url, include=cfg.include, exclude=cfg.exclude,
-                               source_types=cfg.source_types, allow_origins=cfg.allow_origins,
-                               auth=cfg.credentials(), **extra)
+            return cfg.crawl_config()
     path = map_path(settings.anchor_maps, site)
     if not path.is_file():
         raise SiteNotFound(f"Site {site!r} has no [[sites]] entry and no anchor map in {settings.anchor_maps} — "
                            f"add it to docbot.toml or run `docbot crawl URL --site {site}`")
-    return CrawlConfig(site=site, start_url=AnchorMap.load(path).base_url)
+    return SiteConfig(site, AnchorMap.load(path).base_url).crawl_config()
 
 
 def refresh_site(settings: Settings, site: str, force: bool, client: Any, index: Any | None) -> SiteRefresh:
@@ -251,22 +248,30 @@ def _code(text: object, cell: bool = False) -> str:
     return f"{fence}{pad}{text.replace('|', chr(92) + '|') if cell else text}{pad}{fence}"
 
 
+def listed(heading: str, items: Sequence[str], limit: int, prefix: str, more: str) -> list[str]:
+    """One list of a change report as lines, in the crawl summary and in the refresh report alike: ``heading``, the
+    first ``limit`` items each after ``prefix``, then how many more there are and where they are (``more``)."""
+    lines = [heading, *(prefix + item for item in items[:limit])]
+    if len(items) > limit:
+        lines.append(f"{prefix}… {len(items) - limit} more ({more})")
+    return lines
+
+
+def _entry(item: Any) -> str:
+    """One item of a change list in Markdown, as inert code (a rename: its page, old and new anchor)."""
+    if isinstance(item, dict) and {"url", "old", "new"} <= item.keys():
+        return f"{_code(item['url'])}: {_code('#' + str(item['old']))} → {_code('#' + str(item['new']))}"
+    return _code(item if isinstance(item, str) else json.dumps(item, ensure_ascii=False))
+
+
 def _summary(changes: dict[str, Any]) -> list[str]:
     lines = []
     for key, value in changes.items():
         if isinstance(value, (list, tuple, dict)):
             items = list(value.items()) if isinstance(value, dict) else list(value)
-            if not items:
-                continue
-            lines.append(f"- **{key}**: {len(items)}")
-            for item in items[:MAX_LISTED]:
-                if isinstance(item, dict) and {"url", "old", "new"} <= item.keys():
-                    lines.append(f"  - {_code(item['url'])}: {_code('#' + str(item['old']))} → "
-                                 f"{_code('#' + str(item['new']))}")
-                    continue
-                lines.append(f"  - {_code(item if isinstance(item, str) else json.dumps(item, ensure_ascii=False))}")
-            if len(items) > MAX_LISTED:
-                lines.append(f"  - … {len(items) - MAX_LISTED} more (see the JSON report)")
+            if items:
+                lines += listed(f"- **{key}**: {len(items)}", [_entry(item) for item in items], MAX_LISTED, "  - ",
+                                "see the JSON report")
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             if value:
                 lines.append(f"- **{key}**: {value}")

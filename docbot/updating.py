@@ -6,6 +6,10 @@ texts, then the map) and publishes the map to ``anchor_maps/`` (the diffable rec
 scheduled refresh commits). Indexing completes the newest staged generation and commits it; only then do
 readers move to it. Any failure discards what was staged, names the file and the reason, and leaves the
 generation readers use as it was.
+
+This is the one writer of a site: `docbot crawl`, `index` and `refresh` run it, and so do the tests and benchmarks
+(:func:`update_site` crawls as the CLI does, :func:`index_texts` writes given texts). A data dir from before
+generations is adopted on its next indexing (:mod:`docbot.indexing.legacy`).
 """
 
 from __future__ import annotations
@@ -14,20 +18,32 @@ import asyncio
 import errno
 import logging
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from crawlers.crawl import CrawlConfig, CrawlResult, check_loss, crawl
 from crawlers.errors import AnchorMapError
-from crawlers.model import AnchorMap, PageText, SectionText, map_path
-from crawlers.texts import read_mentions, sections_path, write_mentions, write_page_texts, write_section_texts
+from crawlers.model import AnchorMap, Mention, PageText, SectionText, map_path
+from crawlers.texts import read_mentions, write_mentions, write_page_texts, write_section_texts
 from docbot.config import Settings
-from docbot.errors import SiteNotFound, WriteFailed
-from docbot.indexing.generations import CURRENT, Generation, GenerationWriter, link_or_copy
+from docbot.errors import WriteFailed
+from docbot.indexing import legacy
+from docbot.indexing.generations import CURRENT, Generation, Generations, GenerationWriter, link_or_copy
 from docbot.indexing.index import Index, IndexStats, Manifest, Progress
 
 log = logging.getLogger(__name__)
+
+
+def update_site(settings: Settings, config: CrawlConfig, index: Index | None = None, *, force: bool = False,
+                client: Any = None, progress: Callable[[int, int], None] | None = None) -> tuple[CrawlResult, Generation]:
+    """Crawl ``config``'s site into its next generation under the site's lock, as `docbot crawl` does; with ``index``,
+    then index and commit that generation, as `docbot index` does. Returns the crawl and its generation."""
+    with Generations(settings.data_dir, config.site).writing("crawl") as writer:
+        result, generation = crawl_site(settings, config, writer, force=force, client=client, progress=progress)
+        if index is not None:
+            index_site(settings, index, writer)
+    return result, generation
 
 
 def previous_crawl(settings: Settings, writer: GenerationWriter) -> tuple[AnchorMap | None, list[SectionText],
@@ -76,6 +92,41 @@ def crawl_site(settings: Settings, config: CrawlConfig, writer: GenerationWriter
     return result, staged
 
 
+def stage_texts(writer: GenerationWriter, sections: Sequence[SectionText], amap: AnchorMap, *,
+                mentions: Sequence[Mention] | None = None, pages: Sequence[PageText] | None = None) -> Generation:
+    """A new staged generation holding ``sections`` of ``amap`` (and what pages say about them, ``mentions``, and the
+    pages' visible texts, ``pages``, when given), as a crawl leaves one."""
+    staged = writer.stage()
+    try:
+        write_section_texts(staged.sections_file, sections)
+        if mentions is not None:
+            write_mentions(staged.mentions_file, mentions)
+        if pages is not None:
+            write_page_texts(staged.pages_file, pages)
+        amap.save(staged.map_file)  # the map last: it marks the generation crawled
+    except BaseException:
+        writer.discard(staged)
+        raise
+    return staged
+
+
+def index_texts(index: Index, site: str, sections: Sequence[SectionText], amap: AnchorMap,
+                progress: Progress | None = None, *, rebuild: bool = False, mentions: Sequence[Mention] | None = None,
+                pages: Sequence[PageText] | None = None) -> IndexStats:
+    """Stage ``sections`` of ``amap`` as a new generation of ``site`` (:func:`stage_texts`), index it and commit it,
+    under the site's lock: a crawl's output written without the crawl (benchmarks, tests)."""
+    with Generations(index.data_dir, site).writing("index") as writer:
+        staged = stage_texts(writer, sections, amap, mentions=mentions, pages=pages)
+        try:
+            stats = index.index_generation(staged, writer.generations.current(), progress, rebuild=rebuild)
+            writer.commit(staged)
+        except BaseException:
+            writer.discard(staged)
+            raise
+        index.prune(site, writer.retire())
+        return stats
+
+
 def _keep_or_write(source: Generation | None, staged: Generation, name: str, unchanged: bool,
                    write: Callable[[Path], None]) -> None:
     """The staged generation's file ``name`` (a :class:`Generation` property): linked to ``source``'s when the crawl
@@ -104,10 +155,10 @@ def index_site(settings: Settings, index: Index, writer: GenerationWriter, *, re
     for ``rebuild`` (else report it as it is)."""
     generations = writer.generations
     site = generations.site
-    current, staged, legacy = generations.current(), generations.staged(), None
+    current, staged, old = generations.current(), generations.staged(), None
     crawled = staged is not None  # a crawl waiting for its index stays staged if indexing fails
     if staged is None and current is None:
-        staged, legacy = _adopt_legacy(settings, writer)
+        staged, old = legacy.adopt(settings, writer)
     elif staged is None and current is not None:
         manifest = Manifest.read(current)
         if manifest is not None and not rebuild:
@@ -117,7 +168,7 @@ def index_site(settings: Settings, index: Index, writer: GenerationWriter, *, re
     assert staged is not None
     try:
         stats = _write(staged.chunks_file,
-                       lambda: index.index_generation(staged, current, progress, rebuild=rebuild, old=legacy))
+                       lambda: index.index_generation(staged, current, progress, rebuild=rebuild, old=old))
         _write(generations.root / CURRENT, lambda: writer.commit(staged))
     except BaseException:
         if crawled:
@@ -126,8 +177,8 @@ def index_site(settings: Settings, index: Index, writer: GenerationWriter, *, re
             writer.discard(staged)
         raise
     retire(index, writer)
-    if legacy is not None:
-        _remove_legacy(settings, site)
+    if old is not None:
+        legacy.remove(settings, site)
     return stats
 
 
@@ -139,28 +190,6 @@ def retire(index: Index, writer: GenerationWriter) -> None:
     except Exception as exc:  # noqa: BLE001 - the commit stands; cleaning up is retried next time
         log.warning("could not delete old generations of %s (%s); the next commit tries again",
                     writer.generations.site, exc)
-
-
-def _adopt_legacy(settings: Settings, writer: GenerationWriter) -> tuple[Generation, Manifest | None]:
-    """A data dir written before generations (``index/<site>.json``, ``sites/<site>/sections.jsonl`` and the
-    published map) becomes the site's first generation; its vectors are copied, not embedded again."""
-    site = writer.generations.site
-    texts_file, published = sections_path(settings.data_dir, site), map_path(settings.anchor_maps, site)
-    if not published.is_file() or not texts_file.is_file():
-        raise SiteNotFound(f"Site {site!r} has not been crawled into {settings.data_dir}/ — "
-                           f"run `docbot crawl URL --site {site}` first")
-    staged = writer.stage()
-    link_or_copy(texts_file, staged.sections_file)
-    AnchorMap.load(published).save(staged.map_file)
-    return staged, Manifest.legacy(settings.data_dir, site)
-
-
-def _remove_legacy(settings: Settings, site: str) -> None:
-    """The files of the layout before generations, once their data lives in a generation."""
-    data_dir = Path(settings.data_dir)
-    (data_dir / "index" / f"{site}.json").unlink(missing_ok=True)
-    sections_path(data_dir, site).unlink(missing_ok=True)
-    shutil.rmtree(data_dir / "bm25" / site, ignore_errors=True)
 
 
 def _discard_index_parts(generation: Generation) -> None:

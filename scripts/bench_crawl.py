@@ -40,10 +40,13 @@ s.serve_forever()
 def phase(base: str, out: Path, concurrency: int) -> dict[str, object]:
     """One crawl against whatever map is already in ``out`` (run in a child process)."""
     sys.path.insert(0, str(ROOT))
-    from crawlers.crawl import CrawlConfig, crawl_site
+    from crawlers.crawl import CrawlConfig
+    from docbot.config import Settings
+    from docbot.updating import update_site
 
-    started = time.perf_counter()
-    result = crawl_site(CrawlConfig(site="python", start_url=base, concurrency=concurrency), out / "maps", out / "data")
+    settings = Settings(data_dir=out / "data", anchor_maps=out / "maps")
+    started = time.perf_counter()  # as `docbot crawl` runs it: into the site's next generation
+    result, _ = update_site(settings, CrawlConfig(site="python", start_url=base, concurrency=concurrency))
     seconds = time.perf_counter() - started
     pages = len(result.map.pages)
     own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -26,9 +26,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from crawlers.crawl import CrawlConfig, crawl_site
-from crawlers.texts import load_page_texts
+from crawlers.crawl import CrawlConfig
+from docbot.config import Settings
 from docbot.freshness import LivePages
+from docbot.updating import update_site
 
 ROOT = Path("/usr/share/doc/python-flask-doc/html")
 
@@ -73,9 +74,10 @@ def main() -> None:
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
         threading.Thread(target=server.serve_forever, daemon=True).start()
         base = f"http://127.0.0.1:{server.server_address[1]}/"
-        amap = crawl_site(CrawlConfig(site="docs", start_url=base + "index.html", sitemaps=False, max_pages=args.pages),
-                          Path(tmp) / "maps", Path(tmp) / "data").map
-        texts = {p.url: p for p in load_page_texts(Path(tmp) / "data", "docs")}
+        result, crawled = update_site(Settings(data_dir=Path(tmp) / "data", anchor_maps=Path(tmp) / "maps"),
+                                      CrawlConfig(site="docs", start_url=base + "index.html", sitemaps=False,
+                                                  max_pages=args.pages))
+        amap, texts = result.map, {p.url: p for p in crawled.load_pages()}
         entries = [amap.pages[url] for url in sorted(texts) if url in amap.pages][: args.pages]
         handler.delay_s = args.delay_ms / 1000
         live = LivePages()

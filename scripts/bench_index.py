@@ -33,6 +33,7 @@ from crawlers.extract import extract  # noqa: E402
 from crawlers.model import AnchorMap, Page, SectionText  # noqa: E402
 from docbot.indexing.embed import Embedder, HashEmbedder, LocalMiniLM  # noqa: E402
 from docbot.indexing.index import Index  # noqa: E402
+from docbot.updating import index_texts  # noqa: E402
 
 DEFAULT_ROOT = Path("/usr/share/doc/python3.11-doc/html")
 BASE = "http://127.0.0.1:8000/"
@@ -145,12 +146,12 @@ def main() -> int:
     if isinstance(embedder, LocalMiniLM):
         embedder.embed_query("warm up")  # model load is not indexing throughput
     with Index.open(data_dir, embedder) as index:
-        first = index.build("python", sections, amap)
+        first = index_texts(index, "python", sections, amap)
     with Index.open(data_dir, embedder) as index:  # a fresh process-like open, as `docbot index` does
-        noop = index.build("python", sections, amap)
+        noop = index_texts(index, "python", sections, amap)
         # A refresh that changed one section in a hundred: a new generation, its other vectors copied.
         edited = [dataclasses.replace(t, text=t.text + " (edited)") if i % 100 == 0 else t for i, t in enumerate(sections)]
-        changed = index.build("python", edited, amap)
+        changed = index_texts(index, "python", edited, amap)
         for q in QUERIES:  # warm caches
             index.dense(q, k=20), index.lexical(q, k=20)
         lat = []

@@ -81,21 +81,25 @@ def serve_directory(root: Path) -> Iterator[str]:
 
 def self_contained_pipeline(work: Path, local_model: bool, stack: ExitStack) -> tuple[Pipeline, str]:
     """Crawl the Flask docs served on 127.0.0.1 into ``work`` and index them (hash embedder unless ``local_model``)."""
-    from crawlers.crawl import CrawlConfig, crawl_site
-    from crawlers.texts import load_section_texts
+    from crawlers.crawl import CrawlConfig
+    from docbot.config import Settings
     from docbot.indexing.embed import Embedder, HashEmbedder, LocalMiniLM
+    from docbot.indexing.generations import Generations
     from docbot.indexing.index import Index
     from docbot.references.validator import ReferenceValidator
+    from docbot.updating import index_site, update_site
 
     if not FLASK_DOCS.is_dir():
         raise SystemExit(f"bench_slack: {FLASK_DOCS} is missing — install python-flask-doc (scripts/install.sh)")
     started = time.perf_counter()
-    with serve_directory(FLASK_DOCS) as base:
-        amap = crawl_site(CrawlConfig(site="flask", start_url=base), work / "anchor_maps", work / "data").map
+    settings = Settings(data_dir=work / "data", anchor_maps=work / "anchor_maps")
+    with serve_directory(FLASK_DOCS) as base:  # `docbot crawl`, then `docbot index`
+        amap = update_site(settings, CrawlConfig(site="flask", start_url=base))[0].map
     crawled = time.perf_counter()
     embedder: Embedder = LocalMiniLM() if local_model else HashEmbedder()
     index = stack.enter_context(Index.open(work / "data", embedder))
-    stats = index.build("flask", load_section_texts(work / "data", "flask"), amap)
+    with Generations(settings.data_dir, "flask").writing("index") as writer:
+        stats = index_site(settings, index, writer)
     print(f"self-contained: crawled {len(amap.pages)} Flask pages in {crawled - started:.1f} s, indexed "
           f"{stats.chunks} chunks with {embedder.name} in {time.perf_counter() - crawled:.1f} s", file=sys.stderr)
     pipeline = Pipeline(index, {"flask": amap}, ReferenceValidator({"flask": amap}))

@@ -34,13 +34,16 @@ BASE = "http://127.0.0.1:9/"
 
 def _crawl(root: Path, out: Path) -> AnchorMap | None:
     try:
-        from crawlers.crawl import CrawlConfig, crawl_site
+        from crawlers.crawl import CrawlConfig
+        from docbot.config import Settings
+        from docbot.updating import update_site
         from tests.conftest import serve_directory
     except ImportError:
         return None
     try:
         with serve_directory(root) as base:
-            return crawl_site(CrawlConfig(site="python", start_url=base), out / "maps", out / "data").map
+            settings = Settings(data_dir=out / "data", anchor_maps=out / "maps")
+            return update_site(settings, CrawlConfig(site="python", start_url=base))[0].map
     except NotImplementedError:
         return None
 
@@ -121,11 +124,13 @@ def make_answers(amap: AnchorMap, count: int, seed: int = 7, paraphrased: int = 
 
 def _quotes(amap: AnchorMap, data_dir: Path, rng: random.Random) -> tuple[dict[str, object], list[tuple[str, str, str]]]:
     """The crawl's page texts, and (deep URL, quoted sentence, URL with its text directive) for sentences of sections."""
-    from crawlers.texts import load_page_texts, load_section_texts
     from docbot.answering.units import units
+    from docbot.indexing.generations import Generations
 
-    pages: dict[str, object] = {p.url: p for p in load_page_texts(data_dir, "python")}
-    texts = [t for t in load_section_texts(data_dir, "python") if t.anchor and t.url in pages]
+    crawled = Generations(data_dir, "python").latest()
+    assert crawled is not None, f"no crawl of python in {data_dir}"
+    pages: dict[str, object] = {p.url: p for p in crawled.load_pages()}
+    texts = [t for t in crawled.load_texts() if t.anchor and t.url in pages]
     maker = ReferenceValidator({"python": amap}, page_texts=lambda site, page: pages.get(page))  # type: ignore[arg-type, return-value]
     quoted = []
     for t in rng.sample(texts, min(3000, len(texts))):

@@ -79,12 +79,13 @@ def eval_dirs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 @pytest.fixture(scope="session")
 def eval_maps(eval_site_servers: dict[str, str], eval_dirs: tuple[Path, Path]) -> dict:
     """site name → AnchorMap from a real crawl over HTTP (sections in the data dir)."""
-    from crawlers.crawl import CrawlConfig, crawl_site
+    from crawlers.crawl import CrawlConfig
+    from tests.crawling import crawl_as_cli
 
     maps_dir, data_dir = eval_dirs
     maps = {}
     for site, base in eval_site_servers.items():
-        result = crawl_site(CrawlConfig(site=site, start_url=base), maps_dir, data_dir)
+        result, _ = crawl_as_cli(CrawlConfig(site=site, start_url=base), maps_dir, data_dir)
         maps[site] = result.map
     return maps
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Callable
@@ -13,8 +14,9 @@ from crawlers.model import AnchorMap, map_path
 from docbot.commands.args import positive_float, positive_int, site_name, start_url
 from docbot.config import Settings, SiteConfig
 from docbot.errors import SiteNotFound
-from docbot.indexing.generations import Generation, Generations
-from docbot.updating import crawl_site
+from docbot.indexing.generations import Generation
+from docbot.refresh import listed
+from docbot.updating import update_site
 
 MAX_LISTED = 8  # items per change list in the text summary
 
@@ -44,8 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def config_from_args(args: argparse.Namespace, settings: Settings) -> CrawlConfig:
     """The crawl config: command line over the site's docbot.toml entry."""
-    site: SiteConfig | None = next((s for s in settings.sites if s.name == args.site), None)
-    url = args.url or (site.url if site else None)
+    site = next((s for s in settings.sites if s.name == args.site), None) or SiteConfig(args.site, "")
+    url = args.url or site.url
     path = map_path(settings.anchor_maps, args.site)
     if not url and path.is_file():  # recrawl a site crawled before from the command line
         url = AnchorMap.load(path).base_url
@@ -54,26 +56,11 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> CrawlConfi
             f"No start URL for site {args.site!r}: pass one (`docbot crawl URL --site {args.site}`) "
             "or add the site to docbot.toml"
         )
-    extra: dict[str, Any] = {}
-    max_pages = args.max_pages or (site.max_pages if site else None)
-    concurrency = args.concurrency or (site.concurrency if site else None)
-    if max_pages:
-        extra["max_pages"] = max_pages
-    if concurrency:
-        extra["concurrency"] = concurrency
-    max_time = args.max_time or (site.max_time if site else None)
-    if max_time:
-        extra["max_time"] = max_time
-    return CrawlConfig(
-        site=args.site,
-        start_url=url,
-        include=tuple(args.include) or (site.include if site else ()),
-        exclude=tuple(args.exclude) or (site.exclude if site else ()),
-        source_types=site.source_types if site else (),
-        allow_origins=site.allow_origins if site else (),
-        auth=site.credentials() if site else None,
-        **extra,
-    )
+    return dataclasses.replace(
+        site, url=url, include=tuple(args.include) or site.include, exclude=tuple(args.exclude) or site.exclude,
+        max_pages=args.max_pages or site.max_pages, concurrency=args.concurrency or site.concurrency,
+        max_time=args.max_time or site.max_time,
+    ).crawl_config()
 
 
 def _progress() -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:
@@ -104,13 +91,7 @@ def summary_json(config: CrawlConfig, result: CrawlResult, settings: Settings, s
 
 
 def _listed(title: str, items: list[str]) -> list[str]:
-    if not items:
-        return []
-    lines = [f"  {title} ({len(items)}):"]
-    lines += [f"    {item}" for item in items[:MAX_LISTED]]
-    if len(items) > MAX_LISTED:
-        lines.append(f"    … {len(items) - MAX_LISTED} more (use --json)")
-    return lines
+    return listed(f"  {title} ({len(items)}):", items, MAX_LISTED, "    ", "use --json") if items else []
 
 
 def summary_text(config: CrawlConfig, result: CrawlResult, settings: Settings, staged: Generation) -> str:
@@ -143,11 +124,10 @@ def summary_text(config: CrawlConfig, result: CrawlResult, settings: Settings, s
 def run(args: argparse.Namespace, settings: Settings) -> int:
     config = config_from_args(args, settings)
     progress, close = _progress()
-    with Generations(settings.data_dir, config.site).writing("crawl") as writer:
-        try:
-            result, staged = crawl_site(settings, config, writer, force=args.force, progress=progress)
-        finally:
-            close()
+    try:
+        result, staged = update_site(settings, config, force=args.force, progress=progress)
+    finally:
+        close()
     if args.json:
         print(json.dumps(summary_json(config, result, settings, staged), ensure_ascii=False))
     else:

@@ -8,13 +8,12 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from crawlers.model import map_path
-from crawlers.texts import sections_path
 from crawlers.sitenames import SITE_NAME
 from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.disk import disk_usage
 from docbot.errors import SiteNotFound
+from docbot.indexing import legacy
 from docbot.indexing.generations import SITES, Generations
 
 
@@ -44,15 +43,14 @@ def _sites(args: argparse.Namespace, settings: Settings) -> list[str]:
             raise SiteNotFound(f"No crawled sites in {settings.data_dir}/ — run `docbot crawl URL --site NAME` first")
     for site in names:
         crawled = Generations(settings.data_dir, site).latest() is not None
-        legacy = sections_path(settings.data_dir, site).is_file() and map_path(settings.anchor_maps, site).is_file()
-        if not (crawled or legacy):
+        if not (crawled or legacy.has_crawl(settings, site)):
             raise SiteNotFound(f"No crawl of site {site!r} in {settings.data_dir}/ — "
                                f"run `docbot crawl URL --site {site}` first")
     return names
 
 
 def _tqdm_progress(site: str) -> tuple[Callable[[int, int], None], Callable[[], None]]:
-    """A tqdm bar driven by Index.build's (done, total) callbacks, and its closer."""
+    """A tqdm bar driven by indexing's (done, total) callbacks, and its closer."""
     from tqdm import tqdm
 
     state: dict[str, Any] = {}

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from crawlers.errors import AnchorMapError
-from crawlers.model import AnchorMap, Mention, PageText, SectionText
-from crawlers.texts import read_mentions, write_mentions, write_page_texts, write_section_texts
+from crawlers.model import AnchorMap, SectionText
+from crawlers.texts import read_mentions
 from docbot.config import Settings
 from docbot.errors import EmbeddingMismatch, IndexMissing
 from docbot.indexing.bm25 import Lexical, chunk_set_hash
@@ -73,7 +73,8 @@ def _metadata(chunk: Chunk) -> dict[str, Any]:
 
 
 class Index:
-    """Chroma and BM25 over every site's generations: readers take views, writers index generations."""
+    """Chroma and BM25 over every site's generations: readers take views; writers (:mod:`docbot.updating`, which
+    stages and commits generations) have it index one."""
 
     def __init__(self, data_dir: Path, embedder: Embedder, client: Any, owns_client: bool = False,
                  chroma_url: str | None = None) -> None:
@@ -216,28 +217,6 @@ class Index:
         return self.view().doc_freq(site)
 
     # -- writers ---------------------------------------------------------------
-    def build(self, site: str, sections: Sequence[SectionText], amap: AnchorMap, progress: Progress | None = None,
-              *, rebuild: bool = False, mentions: Sequence[Mention] | None = None,
-              pages: Sequence[PageText] | None = None) -> IndexStats:
-        """Index ``sections`` of ``amap`` (with what pages say about them, ``mentions``, and the pages' visible
-        texts, ``pages``) as a new generation of ``site`` and commit it (under the site's lock)."""
-        with Generations(self.data_dir, site).writing("index") as writer:
-            staged = writer.stage()
-            try:
-                write_section_texts(staged.sections_file, sections)
-                if mentions is not None:
-                    write_mentions(staged.mentions_file, mentions)
-                if pages is not None:
-                    write_page_texts(staged.pages_file, pages)
-                amap.save(staged.map_file)
-                stats = self.index_generation(staged, writer.generations.current(), progress, rebuild=rebuild)
-                writer.commit(staged)
-            except BaseException:
-                writer.discard(staged)
-                raise
-            self.prune(site, writer.retire())
-            return stats
-
     def index_generation(self, generation: Generation, previous: Generation | None, progress: Progress | None = None,
                          *, rebuild: bool = False, old: Manifest | None = None) -> IndexStats:
         """Chunk ``generation``'s texts against its map; store its vectors (from ``previous`` where a chunk is

@@ -1,15 +1,14 @@
 """A generation's chunk manifest: the embedding model, the Chroma collection holding its vectors, every chunk.
 
 Written last when a generation is indexed (``chunks.json``): its presence marks the generation indexed. A data
-dir from before generations kept one manifest per site in ``index/<site>.json``; :meth:`Manifest.legacy` reads it
-so that its vectors can be reused.
+dir from before generations kept one manifest per site in ``index/<site>.json``; :mod:`docbot.indexing.legacy` reads
+it so that its vectors can be reused.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 from crawlers.model import write_atomic
 from docbot.indexing.chunk import Chunk
@@ -27,16 +26,6 @@ class Manifest:
     dim: int
     collection: str
     chunks: tuple[Chunk, ...]
-
-    @classmethod
-    def legacy(cls, data_dir: Path, site: str) -> Manifest | None:
-        """The manifest a data dir kept before generations (``index/<site>.json``), if it has one."""
-        try:
-            data = json.loads((Path(data_dir) / "index" / f"{site}.json").read_text(encoding="utf-8"))
-        except (FileNotFoundError, ValueError):
-            return None
-        return cls(site, data["embedding_model"], int(data["dim"]), data.get("collection") or f"docbot_{site}",
-                   tuple(Chunk.from_json(c) for c in data["chunks"]))
 
     @classmethod
     def read(cls, generation: Generation) -> Manifest | None:

@@ -3,7 +3,7 @@
 - ``mentions/<site>/``: what other pages say about each section (:mod:`docbot.indexing.mentions`);
 - ``headings/<site>/``: each section's title path embedded (:mod:`docbot.indexing.title_vectors`).
 
-:class:`RankingData` builds both after the chunks (``Index.build`` calls :meth:`RankingData.build`) and opens
+:class:`RankingData` builds both after the chunks (``Index.index_generation`` calls :meth:`RankingData.build`) and opens
 them on first use. A site crawled before mentions were kept has none; one indexed before heading vectors were
 kept has none either, and the ranker then embeds the paths it needs itself.
 """

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from crawlers.crawl import CrawlConfig, crawl_site
+from crawlers.crawl import CrawlConfig
+from tests.crawling import crawl_as_cli
 
 PAGES = 30
 
@@ -54,10 +55,10 @@ def site(tmp_path: Path) -> Iterator[str]:
 
 def test_a_recrawl_of_unchanged_pages_reuses_its_connections(site: str, tmp_path: Path) -> None:
     config = CrawlConfig(site="demo", start_url=site, concurrency=4, sitemaps=False)
-    first = crawl_site(config, tmp_path / "maps", tmp_path / "data")
+    first, _ = crawl_as_cli(config, tmp_path / "maps", tmp_path / "data")
     assert len(first.map.pages) == PAGES + 1
     _CountingHandler.connections = 0
-    second = crawl_site(config, tmp_path / "maps", tmp_path / "data")
+    second, _ = crawl_as_cli(config, tmp_path / "maps", tmp_path / "data")
     assert second.stats.not_modified == PAGES + 1
     # robots.txt (a 404 with a small body) and the pages share at most a few connections per worker
     assert _CountingHandler.connections <= 2 * config.concurrency, _CountingHandler.connections

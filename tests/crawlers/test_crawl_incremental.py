@@ -8,12 +8,14 @@ import httpx
 import pytest
 import respx
 
-from crawlers.crawl import CrawlConfig, crawl_site
+from crawlers.crawl import CrawlConfig
 from crawlers.errors import CrawlRefused
 from crawlers.extract import EXTRACTOR_VERSION
 from crawlers.model import AnchorMap, map_path
-from crawlers.texts import load_section_texts
+from crawlers.texts import read_section_texts, write_section_texts
+from docbot.indexing.generations import Generations
 from tests.crawlers.test_crawl_loop import BASE, HTML, page, run_crawl, site
+from tests.crawling import crawl_as_cli
 
 LINKS = "".join(f'<a href="p{i}.html">{i}</a>' for i in range(5))
 GUIDE = ('<h2 id="{sid}">Setting up the project</h2><p>Run the installer, then configure the project.</p>'
@@ -113,21 +115,23 @@ def _raise(exc: Exception):  # noqa: ANN202
 
 
 def _crawl_site(router: respx.MockRouter, tmp_path: Path, force: bool = False):  # noqa: ANN202
+    """The site crawled as `docbot crawl` does: (the crawl, the generation it was staged as)."""
     async_client = httpx.AsyncClient(transport=httpx.MockTransport(router.async_handler))
     config = CrawlConfig(site="t", start_url=BASE, backoff=0.0, retries=0)
-    return crawl_site(config, tmp_path / "maps", tmp_path / "data", force=force, client=async_client)
+    return crawl_as_cli(config, tmp_path / "maps", tmp_path / "data", force=force, client=async_client)
 
 
 def test_loss_over_threshold_refuses_and_leaves_the_map_untouched(tmp_path: Path) -> None:
-    first = _crawl_site(site(pages()), tmp_path)
+    first, generation = _crawl_site(site(pages()), tmp_path)
     path = map_path(tmp_path / "maps", "t")
     before = path.read_bytes()
-    texts_before = load_section_texts(tmp_path / "data", "t")
+    texts_before = generation.load_texts()
     gone = {f"p{i}.html": httpx.Response(404) for i in range(4)}
     with pytest.raises(CrawlRefused, match="--force"):
         _crawl_site(site(pages(**gone)), tmp_path)
-    assert path.read_bytes() == before and load_section_texts(tmp_path / "data", "t") == texts_before
-    forced = _crawl_site(site(pages(**gone)), tmp_path, force=True)
+    latest = Generations(tmp_path / "data", "t").latest()  # nothing staged: the next crawl starts from the first
+    assert path.read_bytes() == before and latest == generation and latest.load_texts() == texts_before
+    forced, _ = _crawl_site(site(pages(**gone)), tmp_path, force=True)
     assert len(forced.map.pages) == len(first.map.pages) - 4
     assert AnchorMap.load(path).pages.keys() == forced.map.pages.keys()
 
@@ -143,12 +147,11 @@ def test_last_modified_in_the_same_second_as_the_response_is_not_trusted() -> No
 
 def test_section_texts_round_trip_line_separators_and_carriage_returns(tmp_path: Path) -> None:
     from crawlers.model import SectionText
-    from crawlers.texts import save_section_texts
 
     texts = [SectionText("s", BASE + "a.html", "x", "Odd \u2028 title", 2, ("A", "Odd"), "Guides", "one\r\ntwo\u2028three\x85"),
              SectionText("s", BASE + "a.html", None, "Plain", 1, ("A",), "Guides", "")]
-    save_section_texts(tmp_path, "s", texts)
-    assert load_section_texts(tmp_path, "s") == texts
+    write_section_texts(tmp_path / "sections.jsonl", texts)
+    assert read_section_texts(tmp_path / "sections.jsonl", "s") == texts
 
 
 def _crawl(router: respx.MockRouter, previous: AnchorMap | None = None, texts: object = (),
@@ -180,12 +183,10 @@ def test_a_page_whose_text_was_not_stored_is_fetched_again_not_trusted_on_304() 
     assert second.stats.fetched == 1 and second.page_texts == first.page_texts
 
 
-def test_crawl_site_stores_page_texts_beside_the_section_texts(tmp_path: Path) -> None:
-    from crawlers.texts import load_page_texts, page_texts_path
-
-    result = _crawl_site(site(pages()), tmp_path)
-    assert page_texts_path(tmp_path / "data", "t").parent == (tmp_path / "data" / "sites" / "t")
-    stored = load_page_texts(tmp_path / "data", "t")
+def test_a_crawl_stores_page_texts_beside_the_section_texts(tmp_path: Path) -> None:
+    result, generation = _crawl_site(site(pages()), tmp_path)
+    assert generation.pages_file.parent == generation.sections_file.parent
+    stored = generation.load_pages()
     assert stored == result.page_texts
     guide = next(p for p in stored if p.url.endswith("guide.html"))
     assert "Run the installer, then configure the project." in [text for _, text in guide.runs]

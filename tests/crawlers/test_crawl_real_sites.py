@@ -10,10 +10,11 @@ from urllib.parse import urljoin
 import lxml.html
 import pytest
 
-from crawlers.crawl import CrawlConfig, crawl, crawl_site
+from crawlers.crawl import CrawlConfig, crawl
 from crawlers.model import map_path
 from crawlers.urls import normalize
 from tests.conftest import EVAL_ROOTS, serve_directory
+from tests.crawling import crawl_as_cli
 
 pytestmark = pytest.mark.slow
 
@@ -47,14 +48,14 @@ def test_flask_full_crawl_then_unchanged_recrawl_is_all_304(tmp_path: Path, eval
     root = EVAL_ROOTS["flask"]
     with serve_directory(root) as base:
         config = CrawlConfig(site="flask", start_url=base)
-        first = crawl_site(config, tmp_path / "maps", tmp_path / "data")
+        first, _ = crawl_as_cli(config, tmp_path / "maps", tmp_path / "data")
         before = map_path(tmp_path / "maps", "flask").read_text(encoding="utf-8")
         assert linked_files(root, base) <= set(first.map.pages)
         links = gold_links(eval_questions, "flask")
         assert links and [link for link in links if not first.map.has_anchor(base + link)] == []
         assert first.map.page(base + "api.html").source_type == "API reference"  # type: ignore[union-attr]
 
-        second = crawl_site(config, tmp_path / "maps", tmp_path / "data")
+        second, _ = crawl_as_cli(config, tmp_path / "maps", tmp_path / "data")
         assert second.stats.not_modified == len(first.map.pages) and second.stats.fetched == 0
         after = map_path(tmp_path / "maps", "flask").read_text(encoding="utf-8")
         assert without_timestamp(after) == without_timestamp(before)

@@ -67,15 +67,14 @@ def test_a_rewritten_file_keeps_its_mode_and_a_new_one_follows_the_umask(tmp_pat
     assert (tmp_path / "shared.json").read_text() == "[]" and not list(tmp_path.glob(".*"))
 
 
-def test_page_texts_round_trip_through_their_one_path(tmp_path: Path) -> None:
+def test_page_texts_round_trip(tmp_path: Path) -> None:
     from crawlers.model import PageText
-    from crawlers.texts import load_page_texts, page_texts_path, save_page_texts
+    from crawlers.texts import read_page_texts, write_page_texts
 
     pages = [PageText.of_runs("http://h/a.html", ((-1, "Nav \u2028 odd"), (0, "Guide"), (1, "Run it.")),
                       ((1, ("guide",)), (2, ("install", "label"))), {"inline": 2}),
              PageText.of_runs("http://h/b.html", ())]
-    save_page_texts(tmp_path, "demo", pages)
-    assert page_texts_path(tmp_path, "demo") == tmp_path / "sites" / "demo" / "pages.jsonl"
-    assert load_page_texts(tmp_path, "demo") == pages
+    write_page_texts(tmp_path / "pages.jsonl", pages)
+    assert read_page_texts(tmp_path / "pages.jsonl", "demo") == pages
     with pytest.raises(AnchorMapError, match="docbot crawl"):
-        load_page_texts(tmp_path, "other")
+        read_page_texts(tmp_path / "other.jsonl", "other")

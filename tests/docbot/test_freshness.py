@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from crawlers.crawl import CrawlConfig, crawl_site
+from crawlers.crawl import CrawlConfig
 from crawlers.model import AnchorMap
 from crawlers.page_text import PageText
-from crawlers.texts import load_page_texts
 from crawlers.urls import split_directive
 from docbot.freshness import DOWN_S, LivePages
 from docbot.references.textfrag import PageMatcher, parse
 from docbot.references.validator import ReferenceValidator
 from tests.conftest import serve_directory
+from tests.crawling import crawl_as_cli
 
 SLOW_MACHINE_S = 60.0  # a response's time limit in these tests: a busy machine must not turn a 304 into a timeout
 QUOTE = "Call the tool with a path to read the file it names."
@@ -57,8 +57,8 @@ def site(tmp_path: Path) -> Iterator[tuple[Path, str, AnchorMap, dict[str, PageT
     write(root)
     with serve_directory(root) as base:
         config = CrawlConfig(site="t", start_url=base + "guide.html", sitemaps=False)
-        amap = crawl_site(config, tmp_path / "maps", tmp_path / "data").map
-        yield root, base, amap, {page.url: page for page in load_page_texts(tmp_path / "data", "t")}
+        result, generation = crawl_as_cli(config, tmp_path / "maps", tmp_path / "data")
+        yield root, base, result.map, {page.url: page for page in generation.load_pages()}
 
 
 def validator_for(amap: AnchorMap, texts: dict[str, PageText], live: LivePages) -> ReferenceValidator:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from crawlers.crawl import CrawlConfig, crawl_site
+from crawlers.crawl import CrawlConfig
 from crawlers.model import AnchorMap
-from crawlers.texts import load_section_texts
 from docbot.indexing.embed import HashEmbedder
 from docbot.indexing.generations import Generations
 from docbot.indexing.index import Index
+from tests.crawling import crawl_as_cli
 from tests.faults.conftest import PAGES, Cli
 from tests.faults.hostile import Hostile
 
@@ -94,23 +94,23 @@ def test_incremental_crawl_rediscovers_pages_beyond_an_earlier_cap(hostile: Host
 
 def test_slow_drip_is_cut_off_by_the_request_deadline(hostile: Hostile, tmp_path: Path) -> None:
     hostile.pages["index.html"] += "<!-- -->"
-    first = crawl_site(CrawlConfig(site="w", start_url=hostile.url), tmp_path / "maps", tmp_path / "data")
+    first, generation = crawl_as_cli(CrawlConfig(site="w", start_url=hostile.url), tmp_path / "maps", tmp_path / "data")
     hostile.mode, hostile.drip_s = "drip", 0.2  # every byte arrives in time; the page never ends
     config = CrawlConfig(site="w", start_url=hostile.url, deadline=1.0, timeout=5.0, retries=1, backoff=0.0,
                          refetch=True)
     started = time.monotonic()
     with pytest.raises(Exception, match="looks down"):
-        crawl_site(config, tmp_path / "maps", tmp_path / "data")
+        crawl_as_cli(config, tmp_path / "maps", tmp_path / "data")
     assert time.monotonic() - started < 10  # without the deadline: 100000 × 0.2 s per page
-    assert load_section_texts(tmp_path / "data", "w") == first.texts
+    assert Generations(tmp_path / "data", "w").latest() == generation and generation.load_texts() == first.texts
 
 
 def test_whole_crawl_time_limit_keeps_pages_not_reached(hostile: Hostile, tmp_path: Path) -> None:
-    first = crawl_site(CrawlConfig(site="w", start_url=hostile.url), tmp_path / "maps", tmp_path / "data")
+    first, _ = crawl_as_cli(CrawlConfig(site="w", start_url=hostile.url), tmp_path / "maps", tmp_path / "data")
     hostile.mode, hostile.drip_s = "drip", 0.2
     config = CrawlConfig(site="w", start_url=hostile.url, max_time=1.5, refetch=True)
     started = time.monotonic()
-    result = crawl_site(config, tmp_path / "maps", tmp_path / "data", force=True)  # the site is not down: slow
+    result, _ = crawl_as_cli(config, tmp_path / "maps", tmp_path / "data", force=True)  # the site is not down: slow
     assert time.monotonic() - started < 6
     assert result.report.errors.get("max_time") == 1 and result.map.pages.keys() == first.map.pages.keys()
 
@@ -127,10 +127,10 @@ def test_redirect_loops_and_oversized_bodies_do_not_stop_a_crawl(hostile: Hostil
 
 
 def test_a_site_that_is_down_is_not_asked_for_every_page(hostile: Hostile, tmp_path: Path) -> None:
-    crawl_site(CrawlConfig(site="w", start_url=hostile.url), tmp_path / "maps", tmp_path / "data")
+    crawl_as_cli(CrawlConfig(site="w", start_url=hostile.url), tmp_path / "maps", tmp_path / "data")
     hostile.mode = "all500"
     hostile.hits.clear()
     with pytest.raises(Exception, match="looks down"):
-        crawl_site(CrawlConfig(site="w", start_url=hostile.url, outage_after=3, concurrency=1, retries=0),
-                   tmp_path / "maps", tmp_path / "data")
+        crawl_as_cli(CrawlConfig(site="w", start_url=hostile.url, outage_after=3, concurrency=1, retries=0),
+                     tmp_path / "maps", tmp_path / "data")
     assert sum(n for path, n in hostile.hits.items() if path.endswith(".html")) == 3

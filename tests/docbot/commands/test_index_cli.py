@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 import docbot.indexing.embed
 from crawlers.model import AnchorMap, Page, SectionText
-from crawlers.texts import save_section_texts
+from crawlers.texts import write_section_texts
 from docbot.cli import main
 from docbot.indexing.embed import HashEmbedder
+from docbot.indexing.generations import Generations
+from docbot.updating import stage_texts
 
 BASE = "http://127.0.0.1:8000/"
 
@@ -27,9 +30,11 @@ def site_fixture() -> tuple[list[SectionText], AnchorMap]:
 
 @pytest.fixture()
 def crawled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The site as `docbot crawl` leaves it: its map published, its texts staged as generation 1."""
     sections, amap = site_fixture()
     amap.save(tmp_path / "maps" / "demo.json")
-    save_section_texts(tmp_path / "data", "demo", sections)
+    with Generations(tmp_path / "data", "demo").writing("crawl") as writer:
+        stage_texts(writer, sections, amap)
     monkeypatch.setattr(docbot.indexing.embed, "embedder_from_settings", lambda settings: HashEmbedder())
     monkeypatch.delenv("CHROMA_URL", raising=False)
     return ["--data-dir", str(tmp_path / "data"), "--anchor-maps", str(tmp_path / "maps"), "--config", str(tmp_path / "none.toml")]
@@ -48,6 +53,20 @@ def test_index_json_then_noop(crawled: list[str], capsys: pytest.CaptureFixture[
     assert main([*crawled, "index", "--site", "demo", "--rebuild", "--json"]) == 0
     rebuilt = json.loads(capsys.readouterr().out)
     assert (rebuilt["generation"], rebuilt["embedded"]) == (2, 5)
+
+
+def test_a_data_dir_from_before_generations_is_indexed_as_generation_1(crawled: list[str], tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Texts in ``sites/<site>/sections.jsonl`` beside the published map, no generation: `docbot index` adopts them."""
+    (tmp_path / "none.toml").write_text("")
+    sections, _ = site_fixture()
+    for path in (tmp_path / "data" / "sites" / "demo").iterdir():
+        if path.is_dir():
+            shutil.rmtree(path)  # the layout from before generations has none
+    write_section_texts(tmp_path / "data" / "sites" / "demo" / "sections.jsonl", sections)
+    assert main([*crawled, "index", "--json"]) == 0
+    adopted = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert (adopted["site"], adopted["generation"], adopted["chunks"]) == ("demo", 1, 5)
 
 
 def test_missing_anchor_map_names_crawl(crawled: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

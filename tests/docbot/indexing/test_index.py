@@ -15,6 +15,7 @@ from docbot.errors import EmbeddingMismatch, IndexMissing
 from docbot.indexing.generations import Generations
 from docbot.indexing.index import Index
 from docbot.text.words import tokenize
+from docbot.updating import index_texts
 
 BASE = "http://127.0.0.1:8000/"
 
@@ -57,7 +58,7 @@ def test_round_trip_dense_and_lexical(tmp_path: Path) -> None:
     embedder = HashEmbedder()
     index = Index.open(tmp_path, embedder, client=client(tmp_path))
     sections, amap = site_fixture()
-    stats = index.build("demo", sections, amap)
+    stats = index_texts(index, "demo", sections, amap)
     assert stats.to_json()["chunks"] == 5 and stats.embedded == 5 and stats.deleted == 0
     assert set(stats.to_json()) == {"site", "generation", "chunks", "embedded", "reused", "deleted", "seconds"}
     assert index.sites() == ["demo"]
@@ -96,19 +97,19 @@ def test_incremental_reindex(tmp_path: Path) -> None:
     embedder = HashEmbedder()
     index = Index.open(tmp_path, embedder, client=client(tmp_path))
     sections, amap = site_fixture()
-    index.build("demo", sections, amap)
+    index_texts(index, "demo", sections, amap)
 
-    unchanged = index.build("demo", sections, amap)
+    unchanged = index_texts(index, "demo", sections, amap)
     assert (unchanged.embedded, unchanged.reused, unchanged.deleted) == (0, 5, 0)
 
     edited, amap2 = site_fixture(cookie_text="Send the cookie only over HTTPS connections.")
     calls = embedder.calls
-    stats = index.build("demo", edited, amap2)
+    stats = index_texts(index, "demo", edited, amap2)
     assert (stats.embedded, stats.deleted) == (1, 0) and embedder.calls == calls + 1
     assert "HTTPS connections" in index.lexical("connections")[0][0].text
 
     fewer, amap3 = site_fixture(extra_page=False, cookie_text="Send the cookie only over HTTPS connections.")
-    removed = index.build("demo", fewer, amap3)
+    removed = index_texts(index, "demo", fewer, amap3)
     assert (removed.chunks, removed.embedded, removed.reused, removed.deleted) == (4, 0, 4, 1)
     assert all("tutorial" not in c.url for c, _ in index.dense("templates", k=10))
     assert index.lexical("render_template") == []
@@ -124,27 +125,27 @@ def test_interrupted_run_keeps_previous_manifest(tmp_path: Path) -> None:
             raise KeyboardInterrupt
 
     sections, amap = site_fixture()
-    Index.open(tmp_path, HashEmbedder(), client=client(tmp_path)).build("demo", sections, amap)
+    index_texts(Index.open(tmp_path, HashEmbedder(), client=client(tmp_path)), "demo", sections, amap)
     before = current_manifest(tmp_path)
     edited, amap2 = site_fixture(cookie_text="changed text")
     with pytest.raises(KeyboardInterrupt):
-        Index.open(tmp_path, Boom(), client=client(tmp_path)).build("demo", edited, amap2)
+        index_texts(Index.open(tmp_path, Boom(), client=client(tmp_path)), "demo", edited, amap2)
     assert current_manifest(tmp_path) == before
     assert len(client(tmp_path).list_collections()) == 1  # the failed generation's collection is gone
     index = Index.open(tmp_path, HashEmbedder(), client=client(tmp_path))
     assert index.lexical("SESSION_COOKIE_SECURE")[0][0].anchor == "SESSION_COOKIE_SECURE"
-    assert index.build("demo", edited, amap2).embedded == 1
+    assert index_texts(index, "demo", edited, amap2).embedded == 1
 
 
 def test_model_mismatch_says_rebuild(tmp_path: Path) -> None:
     sections, amap = site_fixture()
-    Index.open(tmp_path, HashEmbedder(name="model-a"), client=client(tmp_path)).build("demo", sections, amap)
+    index_texts(Index.open(tmp_path, HashEmbedder(name="model-a"), client=client(tmp_path)), "demo", sections, amap)
     other = Index.open(tmp_path, HashEmbedder(name="model-b"), client=client(tmp_path))
     with pytest.raises(EmbeddingMismatch, match=r"docbot index --site demo --rebuild"):
         other.dense("cookie")
     with pytest.raises(EmbeddingMismatch):
-        other.build("demo", sections, amap)
-    stats = other.build("demo", sections, amap, rebuild=True)
+        index_texts(other, "demo", sections, amap)
+    stats = index_texts(other, "demo", sections, amap, rebuild=True)
     assert stats.embedded == 5
     assert json.loads(current_manifest(tmp_path))["embedding_model"] == "model-b"
     assert other.dense("cookie HTTPS", k=1)
@@ -162,7 +163,7 @@ def test_missing_site_names_the_command(tmp_path: Path) -> None:
 def test_ephemeral_client_round_trip(tmp_path: Path) -> None:
     index = Index.open(tmp_path, HashEmbedder(), client=chromadb.EphemeralClient(settings=ChromaSettings(anonymized_telemetry=False)))
     sections, amap = site_fixture()
-    index.build("eph", [SectionText("eph", *_rest(s)) for s in sections], amap, rebuild=True)
+    index_texts(index, "eph", [SectionText("eph", *_rest(s)) for s in sections], amap, rebuild=True)
     assert index.dense("templates render", k=1, sites=["eph"])[0][0].site == "eph"
 
 
@@ -200,7 +201,7 @@ def test_progress_and_collection_records_model(tmp_path: Path) -> None:
     seen: list[tuple[int, int]] = []
     index = Index.open(tmp_path, HashEmbedder(name="model-x"), client=client(tmp_path))
     sections, amap = site_fixture()
-    index.build("demo", sections, amap, progress=lambda done, total: seen.append((done, total)))
+    index_texts(index, "demo", sections, amap, progress=lambda done, total: seen.append((done, total)))
     assert seen[0] == (0, 5) and seen[-1] == (5, 5)
     col = client(tmp_path).get_collection("docbot_demo_g1")
     assert col.metadata["embedding_model"] == "model-x" and col.metadata["dim"] == 512
@@ -217,7 +218,7 @@ def test_batches_are_stored_while_the_next_is_embedded_and_a_failed_write_commit
     seen: list[tuple[int, int]] = []
     sections, amap = site_fixture()
     index = Index.open(tmp_path, HashEmbedder(), client=client(tmp_path))
-    index.build("demo", sections, amap, progress=lambda done, total: seen.append((done, total)))
+    index_texts(index, "demo", sections, amap, progress=lambda done, total: seen.append((done, total)))
     assert seen == [(0, 5), (2, 5), (4, 5), (5, 5)]
     assert client(tmp_path).get_collection("docbot_demo_g1").count() == 5
     before = current_manifest(tmp_path)
@@ -237,10 +238,10 @@ def test_batches_are_stored_while_the_next_is_embedded_and_a_failed_write_commit
     monkeypatch.setattr(failing, "create_collection", collection_whose_writes_fail)
     edited, amap2 = site_fixture(cookie_text="changed text")
     with pytest.raises(OSError, match="No space left"):
-        Index.open(tmp_path, HashEmbedder(), client=failing).build("demo", edited, amap2)
+        index_texts(Index.open(tmp_path, HashEmbedder(), client=failing), "demo", edited, amap2)
     assert current_manifest(tmp_path) == before
     assert sorted(p.name for p in (tmp_path / "sites" / "demo" / "generations").iterdir()) == ["1"]  # nothing staged
-    assert Index.open(tmp_path, HashEmbedder(), client=client(tmp_path)).build("demo", edited, amap2).embedded == 1
+    assert index_texts(Index.open(tmp_path, HashEmbedder(), client=client(tmp_path)), "demo", edited, amap2).embedded == 1
 
 
 def test_document_frequencies_come_from_the_bm25_index_and_match_counting(tmp_path: Path) -> None:
@@ -248,7 +249,7 @@ def test_document_frequencies_come_from_the_bm25_index_and_match_counting(tmp_pa
 
     index = Index.open(tmp_path, HashEmbedder(), client=client(tmp_path))
     sections, amap = site_fixture()
-    index.build("demo", sections, amap)
+    index_texts(index, "demo", sections, amap)
     assert index.doc_freq("demo") == count_doc_freq(index.chunks("demo"))
     assert index.doc_freq("demo")[1] == len(index.chunks("demo"))
 
@@ -256,7 +257,7 @@ def test_document_frequencies_come_from_the_bm25_index_and_match_counting(tmp_pa
 def test_a_data_dir_from_before_generations_is_adopted_without_embedding_again(tmp_path: Path) -> None:
     """The layout before generations (index/<site>.json, bm25/<site>/, sites/<site>/sections.jsonl, one collection
     per site keyed by chunk id) becomes generation 1 on the next `docbot index`; its vectors are copied."""
-    from crawlers.texts import save_section_texts
+    from crawlers.texts import write_section_texts
     from docbot.config import Settings
     from docbot.indexing.chunk import chunk_sections
     from docbot.updating import index_site
@@ -271,7 +272,7 @@ def test_a_data_dir_from_before_generations_is_adopted_without_embedding_again(t
     (tmp_path / "index" / "demo.json").write_text(json.dumps({
         "format_version": 1, "site": "demo", "embedding_model": embedder.name, "dim": embedder.dim,
         "collection": "docbot_demo", "chunks": [c.to_json() for c in chunks]}), encoding="utf-8")
-    save_section_texts(tmp_path, "demo", sections)
+    write_section_texts(tmp_path / "sites" / "demo" / "sections.jsonl", sections)
     amap.save(tmp_path / "maps" / "demo.json")
 
     counting = HashEmbedder()

@@ -15,6 +15,7 @@ import pytest
 from crawlers.model import AnchorMap, Page, SectionText
 from docbot.indexing.embed import HashEmbedder
 from docbot.indexing.index import Index
+from docbot.updating import index_texts
 
 BASE = "http://127.0.0.1:8000/"
 
@@ -66,9 +67,9 @@ def test_build_and_query_through_chroma_server(chroma_server: str, tmp_path: Pat
                     "Enable testing mode."),
     ]
     with Index.open(tmp_path / "data", HashEmbedder(), chroma_url=chroma_server) as index:
-        assert index.build("demo", sections, amap).embedded == 2
+        assert index_texts(index, "demo", sections, amap).embedded == 2
     assert not (tmp_path / "data" / "chroma").exists()  # vectors live on the server
     with Index.open(tmp_path / "data", HashEmbedder(), chroma_url=chroma_server) as again:
-        assert again.build("demo", sections, amap).embedded == 0
+        assert index_texts(again, "demo", sections, amap).embedded == 0
         hit, score = again.dense("secret key session cookies", k=1)[0]
     assert hit.deep_url == page + "#SECRET_KEY" and score > 0.5

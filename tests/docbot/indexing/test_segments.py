@@ -7,6 +7,7 @@ from pathlib import Path
 from docbot.indexing.embed import HashEmbedder
 from docbot.indexing.index import Index
 from docbot.indexing.segments import SEGMENT_FOLDER, sweep_segments
+from docbot.updating import index_texts
 from tests.docbot.indexing.test_index import site_fixture
 
 QUESTION = "session cookie over HTTPS"
@@ -19,7 +20,7 @@ def segment_folders(data_dir: Path) -> set[str]:
 def test_a_retired_generations_folder_goes_and_the_kept_ones_answer_their_readers(tmp_path: Path) -> None:
     with Index.open(tmp_path, HashEmbedder()) as writer, Index.open(tmp_path, HashEmbedder()) as reader:
         for release in range(1, 6):
-            writer.build("demo", *site_fixture(cookie_text=f"Send the session cookie over HTTPS, release {release}."))
+            index_texts(writer, "demo", *site_fixture(cookie_text=f"Send the session cookie over HTTPS, release {release}."))
             assert len(segment_folders(tmp_path)) == min(release, 2)  # the current and the previous generation
             assert [c.anchor for c, _ in reader.view().dense(QUESTION, k=1)] == ["SESSION_COOKIE_SECURE"]
     with Index.open(tmp_path, HashEmbedder()) as again:  # a new process reads the current generation whole
@@ -31,10 +32,10 @@ def test_a_retired_generations_folder_goes_and_the_kept_ones_answer_their_reader
 
 def test_a_kept_generations_reader_keeps_answering_after_the_next_commit(tmp_path: Path) -> None:
     with Index.open(tmp_path, HashEmbedder()) as writer, Index.open(tmp_path, HashEmbedder()) as reader:
-        writer.build("demo", *site_fixture(cookie_text="Release 1 of the cookie."))
-        writer.build("demo", *site_fixture(cookie_text="Release 2 of the cookie."))
+        index_texts(writer, "demo", *site_fixture(cookie_text="Release 1 of the cookie."))
+        index_texts(writer, "demo", *site_fixture(cookie_text="Release 2 of the cookie."))
         serving = reader.view()  # generation 2, mid-question while generation 3 is committed
-        writer.build("demo", *site_fixture(cookie_text="Release 3 of the cookie."))
+        index_texts(writer, "demo", *site_fixture(cookie_text="Release 3 of the cookie."))
         assert serving.generations() == {"demo": 2}
         assert len(serving.dense(QUESTION, k=5)) == 5  # its vectors (the previous generation's) are kept
 

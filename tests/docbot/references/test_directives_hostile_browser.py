@@ -23,12 +23,12 @@ from typing import Any, Literal
 
 import pytest
 
-from crawlers.crawl import CrawlConfig, crawl_site
-from crawlers.texts import load_page_texts
+from crawlers.crawl import CrawlConfig
 from crawlers.urls import split_directive
 from docbot.references.validator import ReferenceValidator
 from tests.browser import STILL_S, browser, in_view, settled_scroll  # noqa: F401 - browser is a fixture
 from tests.conftest import serve_directory
+from tests.crawling import crawl_as_cli
 
 pytestmark = pytest.mark.slow
 
@@ -122,9 +122,9 @@ def hostile_links(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str
     """case id → its link, from the validator over a real crawl of the served fixture site."""
     work = tmp_path_factory.mktemp("hostile")
     with serve_directory(ROOT) as base:
-        amap = crawl_site(CrawlConfig(site=SITE, start_url=base + "index.html", sitemaps=False),
-                          work / "maps", work / "data").map
-        texts = {page.url: page for page in load_page_texts(work / "data", SITE)}
+        result, generation = crawl_as_cli(CrawlConfig(site=SITE, start_url=base + "index.html", sitemaps=False),
+                                          work / "maps", work / "data")
+        amap, texts = result.map, {page.url: page for page in generation.load_pages()}
         validator = ReferenceValidator({SITE: amap}, page_texts=lambda site, page: texts.get(page))
         links = {}
         for case in ALL_CASES:
@@ -188,9 +188,9 @@ def test_a_sentence_moved_earlier_or_edited_after_the_crawl_still_lands_in_its_s
     case = next(c for c in CASES if c.anchor == "scheduling")
     page = site / case.page
     with serve_directory(site) as base:
-        amap = crawl_site(CrawlConfig(site=SITE, start_url=base + "index.html", sitemaps=False),
-                          tmp_path / "maps", tmp_path / "data").map
-        texts = {p.url: p for p in load_page_texts(tmp_path / "data", SITE)}
+        result, generation = crawl_as_cli(CrawlConfig(site=SITE, start_url=base + "index.html", sitemaps=False),
+                                          tmp_path / "maps", tmp_path / "data")
+        amap, texts = result.map, {p.url: p for p in generation.load_pages()}
         bare = f"{base}{case.page}#{case.anchor}"
 
         def link() -> str:

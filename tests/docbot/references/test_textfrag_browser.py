@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from crawlers.crawl import CrawlConfig, crawl_site
-from crawlers.texts import load_page_texts, load_section_texts
+from crawlers.crawl import CrawlConfig
 from crawlers.urls import split_directive
 from docbot.indexing.embed import HashEmbedder
 from docbot.indexing.index import Index
@@ -25,6 +24,7 @@ from docbot.references.textfrag import parse
 from docbot.references.validator import ReferenceValidator
 from tests.browser import STILL_S, browser, in_view, settled_scroll  # noqa: F401 - browser is a fixture
 from tests.conftest import serve_directory
+from tests.crawling import crawl_as_cli
 
 pytestmark = pytest.mark.slow
 
@@ -70,10 +70,8 @@ def answer_links(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
     with serve_directory(ROOT) as base:
         config = CrawlConfig(site="python", start_url=base + "library/index.html",
                              include=tuple(f"{page}.html" for page in PAGES), sitemaps=False)
-        amap = crawl_site(config, work / "maps", work / "data").map
-        with Index.open(work / "data", HashEmbedder()) as index:  # the crawl, served as a generation of its own
-            index.build("python", load_section_texts(work / "data", "python"), amap,
-                        pages=load_page_texts(work / "data", "python"))
+        with Index.open(work / "data", HashEmbedder()) as index:  # crawled and indexed as `docbot refresh` does
+            crawl_as_cli(config, work / "maps", work / "data", index=index)
             validator = ReferenceValidator({}, page_texts=lambda site, page: None)  # directives on: the view's pages
             pipeline = Pipeline(index, {}, validator)
             links: dict[str, str] = {}
