@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crawlers.crawl import CrawlConfig, CrawlResult, crawl_site
+from crawlers.crawl import CrawlConfig, CrawlResult
 from crawlers.cross_links import linked_elsewhere, split_at, split_site
 from crawlers.extract import extract
 from crawlers.model import Section
 from tests.crawlers.fixture_pages import FIXTURES
 from tests.crawlers.recording_server import HTML, Recorder, recording_server
+from tests.crawling import crawl_as_cli
 
 SITE = FIXTURES / "cross_links"
 UNLINKED_GUIDE = ('<!doctype html><html><head><title>Guide</title></head><body><h1 id="guide">Guide</h1>'
@@ -31,7 +32,7 @@ def serve(server: Recorder, guide: str | None = None) -> None:
 
 def crawl(server: Recorder, tmp_path: Path) -> CrawlResult:
     config = CrawlConfig(site="xpage", start_url=server.origin + "/index.html", sitemaps=False, parse_processes=0)
-    return crawl_site(config, tmp_path / "maps", tmp_path / "data")
+    return crawl_as_cli(config, tmp_path / "maps", tmp_path / "data")[0]
 
 
 def sections(result: CrawlResult, server: Recorder) -> dict[str | None, Section]:
