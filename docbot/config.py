@@ -2,8 +2,8 @@
 
 Precedence: command line > environment > docbot.toml > defaults. This module is the only one that reads
 docbot's environment variables (:class:`Environment`); components receive values through :class:`Settings`.
-docbot.toml is validated on load against :mod:`docbot.config_schema` (unknown keys and wrong types are refused, one line per error, exit 2); paths
-in it are relative to the file's directory.
+docbot.toml is validated on load against :mod:`docbot.config_schema` (unknown keys and wrong types are refused,
+one line per error, exit 2); paths in it are relative to the file's directory.
 
 ```toml
 keep_reports = 20                # refreshes whose change reports are kept in <data-dir>/reports/
