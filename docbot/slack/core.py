@@ -184,3 +184,10 @@ class Work:
             respond(text=message.text, blocks=message.blocks, **extra)
         except Exception:  # noqa: BLE001 - Slack unreachable: the log is all we have
             log.exception("could not post to the response_url")
+
+
+class Listener:
+    """One kind of Slack request (:mod:`docbot.slack.listeners`), over the shared :class:`Work`."""
+
+    def __init__(self, work: Work) -> None:
+        self.work = work

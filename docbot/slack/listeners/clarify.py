@@ -11,16 +11,13 @@ from slack_sdk import WebClient
 
 from docbot.answer import Status
 from docbot.slack.blocks import Message, parse_option_value, render_answer, render_error
-from docbot.slack.core import Work, new_request_id
+from docbot.slack.core import Listener, new_request_id
 
 log = logging.getLogger(__name__)
 
 
-class Clarify:
+class Clarify(Listener):
     """Answers the option a user picks under a clarifying question."""
-
-    def __init__(self, work: Work) -> None:
-        self.work = work
 
     def on_clarify(self, ack: Any, body: dict[str, Any], action: dict[str, Any], client: WebClient,
                     respond: Any) -> None:

@@ -7,16 +7,13 @@ from typing import Any
 
 from docbot.answer import Status
 from docbot.slack.blocks import SEARCHING, render_answer, render_error, render_usage
-from docbot.slack.core import Work, new_request_id, slack_to_text
+from docbot.slack.core import Listener, new_request_id, slack_to_text
 
 log = logging.getLogger(__name__)
 
 
-class SlashCommand:
+class SlashCommand(Listener):
     """Answers ``/docs <question>``, privately unless the bot is set public."""
-
-    def __init__(self, work: Work) -> None:
-        self.work = work
 
     def on_command(self, ack: Any, command: dict[str, Any], respond: Any) -> None:
         question = slack_to_text(command.get("text", ""))

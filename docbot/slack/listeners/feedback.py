@@ -6,16 +6,13 @@ import logging
 from typing import Any
 
 from docbot.slack.blocks import ACTION_UP, Message
-from docbot.slack.core import Work, answer_id_of
+from docbot.slack.core import Listener, answer_id_of
 
 log = logging.getLogger(__name__)
 
 
-class Votes:
+class Votes(Listener):
     """Stores a vote on an answer (by its id in the reference log)."""
-
-    def __init__(self, work: Work) -> None:
-        self.work = work
 
     def on_feedback(self, ack: Any, body: dict[str, Any], action: dict[str, Any], respond: Any) -> None:
         ack()

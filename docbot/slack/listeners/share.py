@@ -6,16 +6,13 @@ import logging
 from typing import Any
 
 from docbot.slack.blocks import Message, render_answer
-from docbot.slack.core import Work, answer_id_of
+from docbot.slack.core import Listener, answer_id_of
 
 log = logging.getLogger(__name__)
 
 
-class Share:
+class Share(Listener):
     """Posts a private answer to the channel, as its user asked."""
-
-    def __init__(self, work: Work) -> None:
-        self.work = work
 
     def on_share(self, ack: Any, body: dict[str, Any], action: dict[str, Any], respond: Any) -> None:
         ack()

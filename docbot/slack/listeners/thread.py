@@ -8,16 +8,13 @@ from typing import Any
 from slack_sdk import WebClient
 
 from docbot.slack.blocks import render_answer, render_error
-from docbot.slack.core import WORKING_REACTION, Work, new_request_id, slack_to_text
+from docbot.slack.core import WORKING_REACTION, Listener, new_request_id, slack_to_text
 
 log = logging.getLogger(__name__)
 
 
-class ThreadQuestions:
+class ThreadQuestions(Listener):
     """Answers ``@docbot …`` and direct messages in their thread, with the thread's earlier answers as context."""
-
-    def __init__(self, work: Work) -> None:
-        self.work = work
 
     def on_mention(self, body: dict[str, Any], event: dict[str, Any], client: WebClient) -> None:
         if str(event.get("channel", "")).startswith("D"):
