@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -48,6 +48,7 @@ class SiteTable(_Table):
     max_time: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     allow_origins: list[str] = []
     auth: AuthTable | None = None
+    render: Literal["auto", "always", "never"] | None = None  # which pages are read in headless Chromium
 
     @field_validator("name")
     @classmethod

@@ -39,6 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="only crawl paths under the start URL matching GLOB (repeatable)")
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                    help="skip paths under the start URL matching GLOB (repeatable)")
+    p.add_argument("--render", choices=("auto", "always", "never"),
+                   help="read pages in headless Chromium: auto (application shells only), always, never "
+                   "(default: the site's render in docbot.toml, else auto)")
     p.add_argument("--force", action="store_true", help="replace the map even if the crawl lost many pages")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(func=run)
@@ -59,7 +62,7 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> CrawlConfi
     return dataclasses.replace(
         site, url=url, include=tuple(args.include) or site.include, exclude=tuple(args.exclude) or site.exclude,
         max_pages=args.max_pages or site.max_pages, concurrency=args.concurrency or site.concurrency,
-        max_time=args.max_time or site.max_time,
+        max_time=args.max_time or site.max_time, render=args.render or site.render,
     ).crawl_config()
 
 
