@@ -26,6 +26,8 @@ log = logging.getLogger(__name__)
 PAGE_TIMEOUT = 30.0  # seconds from opening a page to reading its settled DOM
 MAX_TABS = 2  # pages rendering at once in the one browser
 QUIET_S = 0.5  # the DOM unchanged this long (its content present) counts as settled
+QUIET_BARE_S = 2.0  # the same for an unknown app whose page still has almost no text (it may be fetching its content)
+BARE_TEXT = 120  # characters of text below which an unknown app's page counts as not rendered yet
 POLL_S = 0.1
 HEAP_MB = 512  # V8 heap cap per renderer process
 CHROMIUM_ARGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
@@ -39,8 +41,9 @@ INSTALL = "apt-get install chromium chromium-driver (scripts/install.sh does), o
 _STATE_JS = """
 const ready = arguments[0];
 const body = document.body;
-return [document.readyState, document.getElementsByTagName('*').length, body ? body.textContent.length : 0,
-        ready === null ? true : document.querySelector(ready) !== null];
+const chars = body ? body.innerText.trim().length : 0;
+return [document.readyState, document.getElementsByTagName('*').length, chars,
+        ready === null ? chars >= arguments[1] : document.querySelector(ready) !== null];
 """
 _HTML_JS = "return '<!DOCTYPE html>' + document.documentElement.outerHTML;"
 T = TypeVar("T")
@@ -53,6 +56,15 @@ class Rendered:
     html: str | None
     error: str | None = None
     seconds: float = 0.0
+
+
+class _TabFailed(Exception):
+    """A WebDriver call for one page failed, in the browser numbered ``browser`` (:attr:`Browser.starts`)."""
+
+    def __init__(self, error: Exception, browser: int) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.browser = browser
 
 
 def _dead(exc: Exception) -> bool:
@@ -72,6 +84,8 @@ class Browser:
         self.user_agent = user_agent
         self.starts = 0  # browsers started (a restart after a crash counts)
         self.pages = 0
+        self.peak_tabs = 0  # most pages open at once
+        self._open_tabs = 0
         self._driver: Any = None
         self._profile: str | None = None
         self._home: str | None = None  # the first tab, kept open: closing a session's last tab ends it
@@ -92,34 +106,50 @@ class Browser:
     async def render(self, url: str, ready: str | None) -> Rendered:
         """The settled DOM of ``url`` (``ready``: a CSS selector its content matches once rendered, or None)."""
         async with self._tabs:
-            started = time.monotonic()
-            for attempt in (1, 2):
-                try:
-                    return await self._render(url, ready, started)
-                except BrowserUnavailable:
-                    raise
-                except Exception as exc:  # noqa: BLE001 - selenium's errors are many; a dead browser is restarted
-                    if attempt == 2 or not _dead(exc):
-                        log.warning("could not render %s: %s", url, _line(exc))
-                        return Rendered(None, f"{type(exc).__name__}: {_line(exc)}", time.monotonic() - started)
-                    log.warning("the browser died rendering %s (%s); starting it again", url, _line(exc))
-                    await self._call(self._quit)
+            self._open_tabs += 1
+            self.peak_tabs = max(self.peak_tabs, self._open_tabs)
+            try:
+                return await self._render_once_or_twice(url, ready)
+            finally:
+                self._open_tabs -= 1
+
+    async def _render_once_or_twice(self, url: str, ready: str | None) -> Rendered:
+        started = time.monotonic()
+        for attempt in (1, 2):
+            try:
+                return await self._render(url, ready, started)
+            except BrowserUnavailable:
+                raise
+            except _TabFailed as failed:
+                exc = failed.error
+                if attempt == 2 or not _dead(exc):
+                    log.warning("could not render %s: %s", url, _line(exc))
+                    return Rendered(None, f"{type(exc).__name__}: {_line(exc)}", time.monotonic() - started)
+                log.warning("the browser died rendering %s (%s); starting it again", url, _line(exc))
+                await self._call(self._quit, failed.browser)  # unless another page has started a new one already
         raise AssertionError("unreachable")
 
     async def close(self) -> None:
         await self._call(self._quit)
 
     async def _render(self, url: str, ready: str | None, started: float) -> Rendered:
-        handle = await self._call(self._open, url)
+        browser = self.starts + (self._driver is None)  # the number of the browser this page is opened in
+        try:
+            handle = await self._call(self._open, url)
+        except BrowserUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 - selenium's errors are many
+            raise _TabFailed(exc, browser) from exc
         try:
             last: tuple[int, int] | None = None
             since = time.monotonic()
             while True:
-                state, count, chars, present = await self._call(self._in_tab, handle, _STATE_JS, ready)
+                state, count, chars, present = await self._call(self._in_tab, handle, _STATE_JS, ready, BARE_TEXT)
                 now = time.monotonic()
+                quiet = QUIET_S if present else QUIET_BARE_S if ready is None else None
                 if (count, chars) != last:
                     last, since = (count, chars), now
-                elif state == "complete" and present and now - since >= QUIET_S:
+                elif state == "complete" and quiet is not None and now - since >= quiet:
                     html = await self._call(self._in_tab, handle, _HTML_JS)
                     self.pages += 1
                     return Rendered(str(html), None, now - started)
@@ -128,6 +158,8 @@ class Browser:
                     log.warning("%s did not render within %.0f s (%s)", url, self.timeout, why)
                     return Rendered(None, f"timeout after {self.timeout:.0f} s ({why})", now - started)
                 await asyncio.sleep(POLL_S)
+        except Exception as exc:  # noqa: BLE001 - selenium's errors are many
+            raise _TabFailed(exc, browser) from exc
         finally:
             await self._call(self._close_tab, handle)
 
@@ -182,7 +214,9 @@ class Browser:
         except Exception as exc:  # noqa: BLE001 - a tab that cannot be closed goes with the browser
             log.debug("could not close a tab: %s", _line(exc))
 
-    def _quit(self) -> None:
+    def _quit(self, browser: int | None = None) -> None:
+        if browser is not None and browser != self.starts:
+            return  # that browser is gone and another started since
         driver, self._driver = self._driver, None
         if driver is not None:
             try:

@@ -163,7 +163,7 @@ def test_the_links_docbot_emits_land_on_their_section(crawled: tuple[CrawlResult
         section = sections.get(fragment) or by_op[fragment.removeprefix("operation/")]
         outcome = validator.check_url(f"{page.url}#{fragment}", site="docker")
         assert outcome.action == "kept", outcome
-        url = outcome.output
+        url = str(outcome.output)
 
         def landed(driver: Any, fragment: str = fragment) -> bool:
             where = driver.execute_script(_WHERE_JS, fragment)
