@@ -210,6 +210,8 @@ def _describe(err: Any, raw: dict[str, Any]) -> str:
                    "request_timeout": "must be above 0 and at most 60 (seconds)"}.get(str(loc[-1]), "must be above 0")
     elif loc == ("sites",):
         problem = "must be [[sites]] tables, one per site"
+    elif kind == "literal_error":  # one of a few words, e.g. render
+        problem = f"must be {err.get('ctx', {}).get('expected', 'one of its values')}"
     else:
         problem = _PROBLEMS.get(kind, str(err["msg"]))
     shown = "" if kind == "missing" or "auth" in loc else f", not {_short(err.get('input'))}"  # no secret echoed
