@@ -21,6 +21,7 @@ import httpx
 from crawlers import guard
 from crawlers.crawl_loop import CrawlState
 from crawlers.crawl_types import CrawlConfig, CrawlResult
+from crawlers.errors import CrawlerError
 from crawlers.fetch import Fetch, Fetcher, RenderingFetcher
 from crawlers.model import AnchorMap, Mention, PageText, SectionText
 from crawlers.urls import origin
@@ -61,12 +62,16 @@ async def crawl(
 
 
 def open_fetcher(config: CrawlConfig, client: httpx.AsyncClient | None = None) -> Fetch:
-    """The fetcher the crawl calls: the static one, behind the rendering one unless the site says ``render = "never"``."""
+    """The fetcher the crawl calls: the static one, behind the rendering one unless the site says ``render = "never"``
+    or needs credentials (the browser would load its pages without them: ``render = "always"`` is refused there)."""
     static = Fetcher(client=client, user_agent=config.user_agent, timeout=config.timeout, deadline=config.deadline,
                      max_bytes=config.max_bytes, retries=config.retries, backoff=config.backoff, auth=config.auth,
                      auth_origin=origin(config.start_url) if config.auth else None)
-    if config.render == "never":
+    if config.render == "never" or (config.auth is not None and config.render == "auto"):
         return static
+    if config.auth is not None:
+        raise CrawlerError(f"{config.site} needs auth, which the browser that renders pages would not send: crawl it "
+                           'with render = "never" or "auto" (pages read as served)')
     return RenderingFetcher(static, config.render, max_bytes=config.max_bytes, user_agent=config.user_agent)
 
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from crawlers.crawl import CrawlConfig, CrawlResult, crawl
-from crawlers.errors import BrowserUnavailable
+from crawlers.crawl import CrawlConfig, CrawlResult, crawl, open_fetcher
+from crawlers.errors import BrowserUnavailable, CrawlerError
 from crawlers.fetch import Fetcher, RenderingFetcher, RenderMode
 from crawlers.fetch.browser import Browser
 from tests.browser import no_browser
@@ -156,6 +156,17 @@ def test_tabs_are_capped_and_a_dead_browser_is_started_again(app_site: tuple[Pat
     assert browser.peak_tabs == 2
     assert after[0].html is not None and 'id="install"' in after[0].html, after[0].error
     assert browser.starts == 2
+
+
+def test_a_site_with_credentials_is_never_rendered_without_them() -> None:
+    """The browser would load the pages without the site's Basic credentials: auto reads them as served, always
+    is refused in one line."""
+    config = CrawlConfig(site="private", start_url="http://127.0.0.1:9/docs/", auth=("bot", "hunter2"))
+    assert isinstance(open_fetcher(config), Fetcher)
+    assert isinstance(open_fetcher(dataclasses.replace(config, auth=None)), RenderingFetcher)
+    with pytest.raises(CrawlerError, match='render = "never"') as raised:
+        open_fetcher(dataclasses.replace(config, render="always"))
+    assert "hunter2" not in str(raised.value) and "\n" not in str(raised.value)
 
 
 def test_a_missing_chromium_is_one_line_that_says_what_to_install(app_site: tuple[Path, str], tmp_path: Path,
