@@ -202,7 +202,8 @@ class CrawlState:
         """Keep a parsed page (split at the anchors ``elsewhere`` links to); returns its in-scope links."""
         if not ex.navigation and is_navigation(canonical):
             ex = dataclasses.replace(ex, navigation=True)
-        source_type = classify(canonical, self.config.source_types, SourceType.OTHER if ex.navigation else ex.source_type_hint)
+        hint = SourceType.OTHER if ex.navigation else result.source_type_hint or ex.source_type_hint
+        source_type = classify(canonical, self.config.source_types, hint)
         links = self.frontier.scoped(ex.links)
         page, texts = build_page(self.config.site, canonical, result, ex, source_type, aliases, links, elsewhere)
         self.pages[canonical] = page

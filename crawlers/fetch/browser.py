@@ -187,6 +187,7 @@ class Browser:
         except Exception as exc:  # noqa: BLE001 - whatever stops it, the crawl is told in one line
             shutil.rmtree(self._profile, ignore_errors=True)
             raise BrowserUnavailable(f"Chromium did not start ({type(exc).__name__}: {_line(exc)}): {INSTALL}") from None
+        driver.set_script_timeout(self.timeout)  # a page whose scripts never yield fails its call, not the crawl
         self.starts += 1
         self._home = driver.current_window_handle
         log.info("started headless Chromium for rendering (%s)", driver.capabilities.get("browserVersion", "?"))

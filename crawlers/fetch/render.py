@@ -92,7 +92,7 @@ class RenderingFetcher:
             log.warning("the rendered %s is larger than %d bytes; keeping only the first %d", url, self.max_bytes,
                         self.max_bytes)
         return dataclasses.replace(result, body=body[: self.max_bytes], encoding="utf-8", truncated=truncated,
-                                   rendered=shell.reason)
+                                   rendered=shell.reason, source_type_hint=shell.source_type)
 
     def _browser(self, url: str, shell: Shell) -> Browser | None:
         if self.browser is None and self._missing is None:

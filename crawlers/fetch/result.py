@@ -43,6 +43,7 @@ class FetchResult:
     truncated: bool = False  # body cut at max_bytes
     attempts: int = 1
     rendered: str | None = None  # why the body is the DOM a browser rendered (the shell's evidence), else None
+    source_type_hint: str | None = None  # what the generator that rendered it makes, e.g. "API reference"
 
     @property
     def ok(self) -> bool:

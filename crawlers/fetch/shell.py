@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from crawlers.html import parse_html
+from crawlers.model import SourceType
 
 SHELL_TEXT = 120  # visible characters (scripts, styles, noscript and templates left out) below which a page is a shell
 SMALL_PAGE = 64 * 1024  # bytes: a page without an app root and larger than this is content, not parsed a second time
@@ -38,15 +39,22 @@ class AppRoot:
     marker: re.Pattern[bytes]  # found in its static HTML
     ready: str  # a CSS selector matched once the app has rendered its content
     links: str  # the form of its deep links, as a browser follows them
+    source_type: SourceType | None = None  # what its pages are; None: as their markup says
 
 
 APP_ROOTS: tuple[AppRoot, ...] = (
     # Redoc 2 gives every section an element whose id is its deep link: section/<name>, tag/<tag>,
     # tag/<tag>/operation/<operationId>, and inside that an element operation/<operationId> for Redoc 1's links.
     AppRoot("Redoc", re.compile(rb"<redoc[\s>]", re.I), "[data-section-id]",
-            "#tag/<tag>/operation/<operationId> and #operation/<operationId>: element ids of the rendered DOM"),
+            "#tag/<tag>/operation/<operationId> and #operation/<operationId>: element ids of the rendered DOM",
+            SourceType.API_REFERENCE),
+    # Swagger UI and docsify are recognised and rendered, but their links are routes, not element ids, and the map
+    # does not record routes yet: it holds their DOM ids (operations-<tag>-<operationId>, docsify's heading ids).
+    # Swagger UI also renders an operation's description only once it is expanded, and marks no operation with a
+    # heading (its summary is a button), so its sections need an API-entry rule (crawlers/api_entries.py) first.
     AppRoot("Swagger UI", re.compile(rb"""id\s*=\s*["']swagger-ui["']""", re.I), "#swagger-ui .opblock",
-            "#/<tag>/<operationId> with deep linking on: a route, not an element id"),
+            "#/<tag>/<operationId> with deep linking on: a route, not an element id",
+            SourceType.API_REFERENCE),
     AppRoot("docsify", re.compile(rb"window\.\$docsify", re.I), ".markdown-section > *",
             "#/<page>?id=<heading-id>: a route, not an element id"),
 )
@@ -59,6 +67,7 @@ class Shell:
     reason: str
     ready: str | None  # a CSS selector, None for an unknown app (the DOM settling is the only sign)
     generator: str | None = None
+    source_type: SourceType | None = None
 
 
 def shell_evidence(body: bytes, encoding: str | None = None) -> Shell | None:
@@ -75,7 +84,8 @@ def shell_evidence(body: bytes, encoding: str | None = None) -> Shell | None:
     if chars >= SHELL_TEXT:
         return None
     if root is not None:
-        return Shell(f"{root.generator} app root, {chars} characters of text", root.ready, root.generator)
+        return Shell(f"{root.generator} app root, {chars} characters of text", root.ready, root.generator,
+                     root.source_type)
     scripts = int(_SCRIPTS(tree))
     if scripts == 0:
         return None  # a short page, not an application

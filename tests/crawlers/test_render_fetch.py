@@ -158,6 +158,27 @@ def test_tabs_are_capped_and_a_dead_browser_is_started_again(app_site: tuple[Pat
     assert browser.starts == 2
 
 
+def test_a_page_whose_script_never_yields_times_out_and_the_browser_goes_on(app_site: tuple[Path, str]) -> None:
+    needs_browser()
+    root, base = app_site
+    (root / "hang.html").write_text("<!DOCTYPE html><html><body><div id='root'></div>"
+                                    "<script>setTimeout(function () { while (true) {} }, 300);</script></body></html>")
+
+    async def go() -> tuple[Any, float, Any]:
+        browser = Browser(timeout=3)
+        try:
+            started = time.monotonic()
+            hung = await browser.render(base + "hang.html", None)
+            seconds = time.monotonic() - started
+            return hung, seconds, await browser.render(base + "index.html", None)
+        finally:
+            await browser.close()
+
+    hung, seconds, after = asyncio.run(go())
+    assert hung.html is None and "timeout" in str(hung.error).lower() and seconds < 20, (hung, seconds)
+    assert after.html is not None and 'id="install"' in after.html
+
+
 def test_a_site_with_credentials_is_never_rendered_without_them() -> None:
     """The browser would load the pages without the site's Basic credentials: auto reads them as served, always
     is refused in one line."""
