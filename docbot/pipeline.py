@@ -42,6 +42,7 @@ from docbot.retrieval.hybrid import Hit, Retrieval, Retriever, SearchIndex
 from docbot.retrieval.cross import CrossRanker, cross_ranker_from_settings
 from docbot.retrieval.rerank import RERANK_CHARS, Reranker, reranker_from_settings
 from docbot.retrieval.resolve import Target, explicit_site
+from docbot.retrieval.named import named_site
 
 log = logging.getLogger(__name__)
 
@@ -229,11 +230,12 @@ class Pipeline:
         q.retrieval = q.view.retriever.search(q.query, k=k, sites=q.sites, boost=q.boost)
 
     def _narrow_to_one_site(self, q: _Asked, k: int) -> None:
-        """With several sites, answer from one: that of a pasted link or full API name, else of the best section
-        (then noting whether other sites answer the question as well: it may be ambiguous)."""
+        """With several sites, answer from one: that of a pasted link, a full API name or the site's own name, else
+        of the best section (then noting whether other sites answer the question as well: it may be ambiguous)."""
         if len(q.sites) < 2:
             return
-        chosen = explicit_site(q.question, q.targets)
+        chosen = explicit_site(q.question, q.targets) or named_site(
+            q.question, q.sites, {site: q.view.stats.doc_freq([site]) for site in q.sites})
         if chosen is None and q.retrieval.hits:
             chosen = (q.retrieval.leading or q.retrieval.hits)[0].site  # best evidence, before ordering preferences
             q.ambiguity = across_sites(q.question, q.retrieval.hits, *q.view.stats.doc_freq(q.sites))
