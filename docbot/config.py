@@ -109,6 +109,11 @@ class SlackConfig:
     request_timeout: float | None = None  # HTTP mode: seconds a request (headers and body) has to arrive
 
 
+def default_model_cache() -> Path:
+    """Where the local model's ONNX export is kept when no setting says: ``~/.cache/docbot``."""
+    return Path.home() / ".cache" / "docbot"
+
+
 @dataclass(frozen=True, slots=True)
 class Environment:
     """docbot's environment variables, read once: ``Environment.read()`` (None where unset or empty)."""
@@ -121,7 +126,7 @@ class Environment:
     rerank_model: str | None = None  # DOCBOT_RERANK_MODEL
     rank_model: str | None = None  # DOCBOT_RANK_MODEL
     local_backend: str | None = None  # DOCBOT_LOCAL_BACKEND
-    model_cache: Path = field(default_factory=lambda: Path.home() / ".cache" / "docbot")  # DOCBOT_MODEL_CACHE, else $XDG_CACHE_HOME/docbot
+    model_cache: Path = field(default_factory=default_model_cache)  # DOCBOT_MODEL_CACHE, else $XDG_CACHE_HOME/docbot
     llm_model: str | None = None  # DOCBOT_LLM_MODEL
     openai_base_url: str | None = None  # OPENAI_BASE_URL
     openai_api_key: str | None = field(default=None, repr=False)  # OPENAI_API_KEY

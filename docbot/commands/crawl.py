@@ -15,7 +15,7 @@ from docbot.commands.args import positive_float, positive_int, site_name, start_
 from docbot.config import Settings, SiteConfig
 from docbot.errors import SiteNotFound
 from docbot.indexing.generations import Generation
-from docbot.refresh import listed
+from docbot.refresh import change_lists, listed
 from docbot.updating import update_site
 
 MAX_LISTED = 8  # items per change list in the text summary
@@ -93,10 +93,6 @@ def summary_json(config: CrawlConfig, result: CrawlResult, settings: Settings, s
     }
 
 
-def _listed(title: str, items: list[str]) -> list[str]:
-    return listed(f"  {title} ({len(items)}):", items, MAX_LISTED, "    ", "use --json") if items else []
-
-
 def summary_text(config: CrawlConfig, result: CrawlResult, settings: Settings, staged: Generation) -> str:
     """A one-screen summary: counts, errors by kind and the change report."""
     r, s = result.report, result.stats
@@ -113,12 +109,8 @@ def summary_text(config: CrawlConfig, result: CrawlResult, settings: Settings, s
         lines.append("  errors:   " + ", ".join(f"{k} {v}" for k, v in r.errors.items()))
         for kind, urls in r.error_samples.items():
             lines.append(f"    {kind}: {', '.join(urls[:3])}")
-    if len(r.pages_added) != r.pages:  # a first crawl adds everything; listing it is noise
-        lines += _listed("pages added", list(r.pages_added))
-    lines += _listed("pages removed", list(r.pages_removed))
-    lines += _listed("stale (last-known-good kept)", list(r.stale))
-    lines += _listed("renamed anchors", [f"{x.url}#{x.old} -> #{x.new}" for x in r.renames])
-    lines += _listed("anchors removed", [f"{u}#{a}" for u, a in r.anchors_removed])
+    for title, items in change_lists(r.to_json()):  # named and worded as in the refresh report
+        lines += listed(f"  {title} ({len(items)}):", items, MAX_LISTED, "    ", "use --json")
     lines.append(f"  map:      {map_path(settings.anchor_maps, config.site)}")
     lines.append(f"  staged as generation {staged.number}: `docbot index --site {config.site}` serves it")
     return "\n".join(lines)
