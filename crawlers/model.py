@@ -1,11 +1,10 @@
 """The anchor map: the contract between the crawler and everything downstream.
 
-An anchor map lists, for one site, every canonical page with its aliases, its
-valid fragments (``id`` attributes and ``<a name>``), and its section outline.
-It is deterministic and diffable: the same site crawled twice serialises to
-identical bytes apart from ``crawled_at``. Section *texts* are not part of the
-map; they live in the data directory (see :class:`SectionText`), and so do the
-pages' visible texts that text directives are checked against (:class:`PageText`).
+An anchor map lists, for one site, every canonical page with its aliases, its valid fragments (``id`` attributes
+and ``<a name>``, or an app's hash routes: :attr:`Page.routes`), and its section outline. It is deterministic and
+diffable: the same site crawled twice serialises to identical bytes apart from ``crawled_at``. Section *texts* are
+not part of the map; they live in the data directory (see :class:`SectionText`), and so do the pages' visible texts
+that text directives are checked against (:class:`PageText`).
 """
 
 from __future__ import annotations
@@ -99,6 +98,7 @@ class Page:
     # Its anchors other pages link to, outside its heading and API entry anchors: its sections were split at them
     # (crawlers.cross_links), and are split again when the crawl finds another set.
     linked: tuple[str, ...] = ()
+    routes: str | None = None  # its anchors are an app's hash routes, in this form (#/<page>?id=<heading-id>)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -117,6 +117,8 @@ class Page:
             data["linked"] = sorted(set(self.linked))
         if self.stale:
             data["stale"] = True
+        if self.routes:
+            data["routes"] = self.routes
         return data
 
     @classmethod
@@ -134,6 +136,7 @@ class Page:
             stale=bool(data.get("stale", False)),
             links=tuple(data["links"]) if "links" in data else None,
             linked=tuple(data.get("linked", ())),
+            routes=data.get("routes"),
         )
 
 

@@ -77,6 +77,7 @@ def build_page(
         content_hash=hashlib.sha256(result.body).hexdigest(),
         links=links,
         linked=split_at(elsewhere, sections),
+        routes=result.routes,
     )
     texts = [] if ex.navigation else [  # a table of contents or index page: its anchors are valid, its text no answer
         SectionText(site, url, s.anchor, s.title, s.level, tuple(s.path), source_type, s.text, s.kind)

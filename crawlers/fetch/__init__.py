@@ -5,7 +5,8 @@
 - :mod:`crawlers.fetch.static`: :class:`Fetcher`, HTTP as served (the only module of the crawler that calls httpx).
 - :mod:`crawlers.fetch.render`: :class:`RenderingFetcher`, the static fetch with application shells rendered in
   headless Chromium (:mod:`crawlers.fetch.browser`, the only one that drives a browser), decided by the evidence of
-  :mod:`crawlers.fetch.shell` (where each generator that renders in the browser is described).
+  :mod:`crawlers.fetch.shell` (where each generator that renders in the browser is described); an app whose pages
+  are hash routes (docsify) has every route rendered and gathered into one page by :mod:`crawlers.fetch.routes`.
 """
 
 from __future__ import annotations

@@ -6,11 +6,13 @@ so a refresh re-renders only pages whose static response changed. An HTML page i
 site's ``render`` says so: ``always``, or ``auto`` and the static HTML is an application shell
 (:func:`crawlers.fetch.shell.shell_evidence`). The result carries the rendered DOM as its body, the static response's
 validators, and ``rendered`` (the evidence). The browser starts on the first page that needs it, so a static site
-never starts one.
+never starts one. An app whose pages are hash routes (docsify) has each route rendered in a tab of its own and
+gathered into one document whose ids are the routes (:mod:`crawlers.fetch.routes`); ``routes`` says their form.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 from collections.abc import Callable
@@ -20,6 +22,7 @@ from crawlers.errors import BrowserUnavailable
 from crawlers.fetch.protocol import Fetch
 from crawlers.fetch.browser import MAX_TABS, PAGE_TIMEOUT, Browser
 from crawlers.fetch.result import HTML_TYPES, RENDER_ERR, FetchResult
+from crawlers.fetch.routes import MAX_ROUTES, compose, route_links, title_of
 from crawlers.fetch.shell import Shell, shell_evidence
 from crawlers.fetch.static import MAX_BYTES
 
@@ -86,13 +89,39 @@ class RenderingFetcher:
         if rendered.html is None:
             return dataclasses.replace(result, body=b"", error=RENDER_ERR, rendered=shell.reason)
         self.rendered += 1
-        body = rendered.html.encode("utf-8")
+        routes = shell.root.routes if shell.root is not None else None
+        page = rendered.html if routes is None else await self._routes(browser, result.final_url, rendered.html, shell)
+        body = page.encode("utf-8")
         truncated = len(body) > self.max_bytes
         if truncated:
             log.warning("the rendered %s is larger than %d bytes; keeping only the first %d", url, self.max_bytes,
                         self.max_bytes)
         return dataclasses.replace(result, body=body[: self.max_bytes], encoding="utf-8", truncated=truncated,
-                                   rendered=shell.reason, source_type_hint=shell.source_type)
+                                   rendered=shell.reason, source_type_hint=shell.source_type,
+                                   routes=shell.root.links if routes is not None and shell.root is not None else None)
+
+    async def _routes(self, browser: Browser, url: str, home: str, shell: Shell) -> str:
+        """An app whose pages are hash routes: every route its pages link to rendered (breadth first from the one
+        its URL opens on, \"/\"), each in a tab of its own, and composed into one document (crawlers.fetch.routes)."""
+        assert shell.root is not None and shell.root.routes is not None
+        base = url.partition("#")[0]
+        pages = {"/": home}
+        todo = [r for r in route_links(home) if r != "/"]
+        seen = set(todo) | {"/"}
+        while todo and len(pages) < MAX_ROUTES:
+            batch, todo = todo[: MAX_ROUTES - len(pages)], []
+            done = await asyncio.gather(*(browser.render(f"{base}#{route}", shell.ready) for route in batch))
+            for route, got in zip(batch, done, strict=True):
+                if got.html is None:
+                    log.warning("could not render the route #%s of %s: %s", route, base, got.error)
+                    continue
+                self.rendered += 1
+                pages[route] = got.html
+                new = [r for r in route_links(got.html) if r not in seen]
+                seen.update(new)
+                todo += new
+        log.info("rendered %d routes of %s (%s)", len(pages), base, shell.root.generator)
+        return compose(title_of(home), pages.items(), shell.root.routes)
 
     def _browser(self, url: str, shell: Shell) -> Browser | None:
         if self.browser is None and self._missing is None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from crawlers.fetch.routes import Routes
 from crawlers.html import parse_html
 from crawlers.model import SourceType
 
@@ -40,6 +41,7 @@ class AppRoot:
     ready: str  # a CSS selector matched once the app has rendered its content
     links: str  # the form of its deep links, as a browser follows them
     source_type: SourceType | None = None  # what its pages are; None: as their markup says
+    routes: Routes | None = None  # its pages are hash routes of the one URL (crawlers.fetch.routes)
 
 
 APP_ROOTS: tuple[AppRoot, ...] = (
@@ -48,15 +50,23 @@ APP_ROOTS: tuple[AppRoot, ...] = (
     AppRoot("Redoc", re.compile(rb"<redoc[\s>]", re.I), "[data-section-id]",
             "#tag/<tag>/operation/<operationId> and #operation/<operationId>: element ids of the rendered DOM",
             SourceType.API_REFERENCE),
-    # Swagger UI and docsify are recognised and rendered, but their links are routes, not element ids, and the map
-    # does not record routes yet: it holds their DOM ids (operations-<tag>-<operationId>, docsify's heading ids).
+    # Swagger UI is recognised and rendered, but its links are routes, not element ids, and the map does not record
+    # its routes yet: it holds its DOM ids (operations-<tag>-<operationId>).
     # Swagger UI also renders an operation's description only once it is expanded, and marks no operation with a
     # heading (its summary is a button), so its sections need an API-entry rule (crawlers/api_entries.py) first.
     AppRoot("Swagger UI", re.compile(rb"""id\s*=\s*["']swagger-ui["']""", re.I), "#swagger-ui .opblock",
             "#/<tag>/<operationId> with deep linking on: a route, not an element id",
             SourceType.API_REFERENCE),
+    # docsify renders each page (#/<page>, its Markdown fetched) into article.markdown-section and gives a heading
+    # the id of its slug, but a browser lands on it by the route #/<page>?id=<slug>, which docsify scrolls to once
+    # the page has rendered: the map records that route form (the heading's own link in the DOM says the same).
+    # Its routes are found in the rendered pages' links, each rendered in a tab (crawlers.fetch.routes).
     AppRoot("docsify", re.compile(rb"window\.\$docsify", re.I), ".markdown-section > *",
-            "#/<page>?id=<heading-id>: a route, not an element id"),
+            "#/<page>?id=<heading-id>: a route, not an element id",
+            routes=Routes("//*[contains(concat(' ', normalize-space(@class), ' '), ' markdown-section ')]",
+                          "{route}?id={id}",
+                          # a page whose Markdown is not there: docsify renders <h1>404 - Not found</h1>
+                          "boolean(*[1][self::h1][not(@id)][normalize-space() = '404 - Not found'])")),
 )
 
 
@@ -68,6 +78,7 @@ class Shell:
     ready: str | None  # a CSS selector, None for an unknown app (the DOM settling is the only sign)
     generator: str | None = None
     source_type: SourceType | None = None
+    root: AppRoot | None = None
 
 
 def shell_evidence(body: bytes, encoding: str | None = None) -> Shell | None:
@@ -85,7 +96,7 @@ def shell_evidence(body: bytes, encoding: str | None = None) -> Shell | None:
         return None
     if root is not None:
         return Shell(f"{root.generator} app root, {chars} characters of text", root.ready, root.generator,
-                     root.source_type)
+                     root.source_type, root)
     scripts = int(_SCRIPTS(tree))
     if scripts == 0:
         return None  # a short page, not an application

@@ -15,11 +15,12 @@ from typing import NamedTuple
 from urllib.parse import quote, unquote, urlsplit
 
 from crawlers.model import AnchorMap
-from crawlers.urls import join, normalize, split_directive, split_fragment
+from crawlers.urls import is_route, join, normalize, split_directive, split_fragment
 from docbot.answer import LinkAction, LinkOutcome
 from docbot.references.directives import Directives, Freshen, PageTexts
 from docbot.references.fragments import Match, remember
 from docbot.references.repair import SiteIndex, rank_on_page, repair_on_page, repair_page, transplant
+from docbot.references.routes import repair_route
 from docbot.references.scan import TRAILING
 
 SectionTexts = Callable[[str, str], "str | None"]  # (site, deep URL) → the section's text, or None
@@ -207,7 +208,7 @@ class LinkChecker:
                 raw = join(self.maps[site].base_url, raw)
         elif scheme not in ("http", "https"):
             return drop(f"not an http(s) link ({scheme}:)")
-        page_part, fragment = split_fragment(raw)
+        page_part, fragment = split_fragment(raw, routes=True)
         target = self._target(page_part, site)
         if target.site is None:
             if not target.page:
@@ -254,9 +255,13 @@ class LinkChecker:
             if moved:
                 return self._result(url, name, moved, LinkAction.REWRITTEN, f"page not in anchor map; {moved.reason}")
             return Checked(LinkOutcome(url, None, LinkAction.LINK_DROPPED, "page not in anchor map"), name)
+        if is_route(fragment) and not index.amap.pages[canonical].routes:
+            fragment = ""  # a hash route on a page whose map records no routes: the page itself
         match = repair_on_page(index, canonical, fragment)
         if match is not None and match.reason == "exists" and not why_page:
             return self._result(url, name, match, LinkAction.KEPT, "page and fragment exist" if fragment else "page exists", dir_form)
+        if match is None and is_route(fragment):
+            match = repair_route(index.amap.pages[canonical], fragment)
         if match is None:
             texts = self.texts
             opening = None if texts is None else (lambda page, anchor: texts(name, f"{page}#{anchor}"))
@@ -275,7 +280,7 @@ class LinkChecker:
 
 def normalize_out(url: str) -> str:
     """Comparison key of an output URL: normalised page + decoded fragment."""
-    page, frag = split_fragment(url)
+    page, frag = split_fragment(url, routes=True)
     try:
         page = normalize(page)
     except ValueError:

@@ -7,27 +7,22 @@ The site is built by ``scripts/build_rendered_sites.sh`` (run by ``scripts/insta
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from crawlers.crawl import CrawlConfig, CrawlResult, crawl, open_fetcher
-from crawlers.errors import BrowserUnavailable
+from crawlers.crawl import CrawlResult
 from crawlers.fetch import RenderingFetcher
-from crawlers.fetch.browser import Browser
 from crawlers.model import Page, Section
 from docbot.references.validator import ReferenceValidator
-from tests.browser import browser, in_view, no_browser  # noqa: F401 - browser is a fixture
-from tests.conftest import serve_directory
+from tests.browser import browser, in_view  # noqa: F401 - browser is a fixture
+from tests.crawlers.rendered_sites import SITES, site_fixtures
 
 pytestmark = pytest.mark.slow
 
-SITE = Path(__file__).resolve().parents[2] / "build" / "sites" / "redoc"
+SITE = SITES / "redoc"
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 POLL_S = 0.1
 # every element with an id, and the deep link of every section Redoc rendered, once the DOM has settled
@@ -60,34 +55,7 @@ def operation_sections(page: Page) -> dict[str, Section]:
     return found
 
 
-@pytest.fixture(scope="module")
-def base() -> Iterator[str]:
-    if not (SITE / "index.html").is_file():
-        pytest.fail(f"{SITE} is missing: run scripts/install.sh (scripts/build_rendered_sites.sh builds it)")
-    with serve_directory(SITE) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def crawled(base: str) -> tuple[CrawlResult, RenderingFetcher, float]:
-    """The site crawled as `docbot crawl` would, render = "auto"; with the fetcher and the seconds it took."""
-    try:
-        Browser.check()
-    except BrowserUnavailable as exc:
-        no_browser(str(exc))
-    config = CrawlConfig(site="docker", start_url=base + "index.html", render="auto")
-    fetcher = open_fetcher(config)
-    assert isinstance(fetcher, RenderingFetcher)
-    started = time.monotonic()
-    result = asyncio.run(crawl(config, fetcher=fetcher))
-    return result, fetcher, time.monotonic() - started
-
-
-@pytest.fixture(scope="module")
-def page(crawled: tuple[CrawlResult, RenderingFetcher, float], base: str) -> Page:
-    found = crawled[0].map.page(base + "index.html")
-    assert found is not None
-    return found
+base, crawled, page = site_fixtures(SITE, "docker")  # the served site, its crawl, its one page
 
 
 def settled(driver: Any, url: str, until: Any, max_wait: float = 30.0) -> Any:
