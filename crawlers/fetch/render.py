@@ -8,6 +8,7 @@ site's ``render`` says so: ``always``, or ``auto`` and the static HTML is an app
 validators, and ``rendered`` (the evidence). The browser starts on the first page that needs it, so a static site
 never starts one. An app whose pages are hash routes (docsify) has each route rendered in a tab of its own and
 gathered into one document whose ids are the routes (:mod:`crawlers.fetch.routes`); ``routes`` says their form.
+Its content lives in other files than its shell, so it is rendered again on every crawl (no validators kept).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ RenderMode = Literal["auto", "always", "never"]
 RENDER_MODES: tuple[str, ...] = get_args(RenderMode)
 RENDER: RenderMode = "auto"  # the default: static pages are read as served, application shells rendered
 ALWAYS = Shell("render = always", None)
+VALIDATORS = ("etag", "last-modified")  # the response headers a conditional request is made from
 
 
 class RenderingFetcher:
@@ -96,8 +98,11 @@ class RenderingFetcher:
         if truncated:
             log.warning("the rendered %s is larger than %d bytes; keeping only the first %d", url, self.max_bytes,
                         self.max_bytes)
+        # an app of routes keeps its pages in other files (docsify's Markdown): its shell's validators say nothing
+        # of them, so it is fetched in full and rendered again on every crawl
+        headers = result.headers if routes is None else {k: v for k, v in result.headers.items() if k not in VALIDATORS}
         return dataclasses.replace(result, body=body[: self.max_bytes], encoding="utf-8", truncated=truncated,
-                                   rendered=shell.reason, source_type_hint=shell.source_type,
+                                   headers=headers, rendered=shell.reason, source_type_hint=shell.source_type,
                                    routes=shell.root.links if routes is not None and shell.root is not None else None)
 
     async def _routes(self, browser: Browser, url: str, home: str, shell: Shell) -> str:

@@ -8,17 +8,22 @@ The site is built by ``scripts/build_rendered_sites.sh`` (run by ``scripts/insta
 
 from __future__ import annotations
 
+import asyncio
+import os
+import shutil
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from crawlers.crawl import CrawlResult
+from crawlers.crawl import CrawlConfig, CrawlResult, crawl, open_fetcher
 from crawlers.fetch import RenderingFetcher
 from crawlers.model import Page
 from docbot.references.validator import ReferenceValidator
 from tests.browser import browser, in_view  # noqa: F401 - browser is a fixture
-from tests.crawlers.rendered_sites import SITES, site_fixtures
+from tests.conftest import serve_directory
+from tests.crawlers.rendered_sites import SITES, crawl_rendered, site_fixtures
 
 pytestmark = pytest.mark.slow
 
@@ -143,3 +148,28 @@ def test_the_validator_keeps_route_links_and_repairs_a_wrong_heading_id(
         assert (outcome.action, outcome.output) == ("rewritten", f"{page.url}#{right}"), outcome
     outcome = validator.check_url(f"{page.url}#/commands/npm-no-such-command?id=configuration", site="npm")
     assert outcome.action != "kept" and outcome.output != f"{page.url}#/commands/npm-no-such-command?id=configuration"
+
+
+def test_a_refresh_sees_an_edited_markdown_page(tmp_path: Path) -> None:
+    """The shell of a docsify site does not change when its Markdown does (a conditional request of index.html
+    answers 304): the site is rendered again on every crawl, and the edit is in the map."""
+    if not (SITE / "docsify.min.js").is_file():
+        pytest.fail(f"{SITE} is missing: run scripts/install.sh (scripts/build_rendered_sites.sh builds it)")
+    shutil.copy(SITE / "docsify.min.js", tmp_path)
+    (tmp_path / "index.html").write_text((SITE / "index.html").read_text(encoding="utf-8")
+                                        .replace("loadSidebar: true", "loadSidebar: false"), encoding="utf-8")
+    stamp = time.time() - 100  # an old Last-Modified, which a conditional request is made from
+    os.utime(tmp_path / "index.html", (stamp, stamp))
+    (tmp_path / "README.md").write_text("# Widget\n\nSee [install](install.md).\n", encoding="utf-8")
+    (tmp_path / "install.md").write_text("# Install\n\n## Download\n\nGet it.\n", encoding="utf-8")
+    with serve_directory(tmp_path) as base:
+        first = crawl_rendered("widget", base + "index.html")[0]
+        (tmp_path / "install.md").write_text("# Install\n\n## Build from source\n\nMake it.\n", encoding="utf-8")
+        config = CrawlConfig(site="widget", start_url=base + "index.html", render="auto")
+        second = asyncio.run(crawl(config, first.map, first.texts, fetcher=open_fetcher(config),
+                                   previous_mentions=first.mentions, previous_pages=first.page_texts))
+    before = first.map.pages[base + "index.html"].anchors
+    after = second.map.pages[base + "index.html"].anchors
+    assert "/install?id=download" in before and "/install?id=build-from-source" not in before
+    assert "/install?id=build-from-source" in after and "/install?id=download" not in after
+    assert second.stats.not_modified == 0
