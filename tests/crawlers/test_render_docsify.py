@@ -20,6 +20,7 @@ import pytest
 from crawlers.crawl import CrawlConfig, CrawlResult, crawl, open_fetcher
 from crawlers.fetch import RenderingFetcher
 from crawlers.model import Page
+from docbot.indexing.chunk import chunk_sections
 from docbot.references.validator import ReferenceValidator
 from tests.browser import browser, in_view  # noqa: F401 - browser is a fixture
 from tests.conftest import serve_directory
@@ -173,3 +174,15 @@ def test_a_refresh_sees_an_edited_markdown_page(tmp_path: Path) -> None:
     assert "/install?id=download" in before and "/install?id=build-from-source" not in before
     assert "/install?id=build-from-source" in after and "/install?id=download" not in after
     assert second.stats.not_modified == 0
+
+
+def test_every_chunk_links_to_its_route_and_the_validator_keeps_it(
+        crawled: tuple[CrawlResult, RenderingFetcher, float], page: Page) -> None:
+    """The chunks docbot indexes carry the route of their section, and every such deep link is kept as it is."""
+    result = crawled[0]
+    chunks = chunk_sections(result.texts, result.map)
+    validator = ReferenceValidator({"npm": result.map})
+    assert len(chunks) >= len(routes()) * 5
+    assert [c.deep_url for c in chunks if not (c.anchor or "").startswith("/") or "?id=" not in c.deep_url] == []
+    not_kept = [c.deep_url for c in chunks if validator.check_url(c.deep_url, site="npm").output != c.deep_url]
+    assert not_kept == []
