@@ -34,6 +34,15 @@ def test_the_redoc_shell_built_from_its_package() -> None:
     assert shell is not None and shell.generator == "Redoc" and shell.ready == "[data-section-id]"
 
 
+def test_the_docsify_shell_built_from_its_package_routes_its_pages() -> None:
+    site = REDOC.parents[1] / "docsify" / "index.html"
+    if not site.is_file():
+        pytest.fail(f"{site} is missing: run scripts/install.sh (scripts/build_rendered_sites.sh builds it)")
+    shell = shell_evidence(site.read_bytes())
+    assert shell is not None and shell.generator == "docsify" and shell.root is not None
+    assert shell.root.routes is not None and shell.root.routes.anchor.format(route="/guide", id="x") == "/guide?id=x"
+
+
 @pytest.mark.parametrize(("html", "generator"), [(SWAGGER_UI, "Swagger UI"), (DOCSIFY, "docsify"), (REACT, None)])
 def test_app_roots_and_script_only_bodies_are_shells(html: bytes, generator: str | None) -> None:
     shell = shell_evidence(html)
