@@ -10,7 +10,6 @@ what to do next.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -26,13 +25,13 @@ from docbot.answering.confidence import signals
 from docbot.answering.extractive import ExtractiveGenerator
 from docbot.answering.gate import (FLAG_LINE, FLAGGED_CONFIDENCE, Decision, Evidence, GateModel, closest_topics, decide,
                                   evidence)
-from docbot.answering.generate import Generator, Passage, generator_from_settings
+from docbot.answering.generate import Generated, Generator, Passage, generate_or_fallback, generator_from_settings
 from docbot.learn.linear import LinearModel
 from docbot.answering.site_stats import SiteStats
 from docbot.answering.question import Turn, cited_before, clean_question, query_of
 from docbot.answering.quotes import quoted_passages
 from docbot.config import Settings
-from docbot.errors import DocbotError, GenerationError
+from docbot.errors import DocbotError
 from docbot.freshness import LivePages
 from docbot.indexing.chunk import embedding_text
 from docbot.indexing.embed import cosines_to
@@ -42,8 +41,6 @@ from docbot.retrieval.hybrid import Hit, Retrieval, Retriever, SearchIndex
 from docbot.retrieval.cross import CrossRanker, cross_ranker_from_settings
 from docbot.retrieval.rerank import RERANK_CHARS, Reranker, reranker_from_settings
 from docbot.retrieval.resolve import Target, explicit_site
-
-log = logging.getLogger(__name__)
 
 DEFAULT_K = 5  # sources handed to the generator
 SNIPPET_CHARS = 240
@@ -202,12 +199,12 @@ class Pipeline:
         with q.timed("compress"):
             passages = self._compress(q)
         with q.timed("generate"):
-            generator, body = self._generate(q.question, passages)
-        quoted = quoted_passages(body, {p.n: p.facts for p in passages})  # each link lands on what the answer quotes
+            made = generate_or_fallback(self.generator, self.extractive, q.question, passages)
+        quoted = quoted_passages(made.text, {p.n: p.facts for p in passages})  # links land on what the answer quotes
         sources = [replace(s, passage=quoted.get(s.n, "")) for s in sources]
         with q.timed("validate"):
-            validated = q.view.validator.validate(body, sources)
-        return self._answer(q, verdict, generator, validated, clarification)
+            validated = q.view.validator.validate(made.text, sources)
+        return self._answer(q, verdict, made, validated, clarification)
 
     # -- the steps, in order ---------------------------------------------
     def _choose_sites(self, q: _Asked, site: str | None) -> str | None:
@@ -287,15 +284,7 @@ class Pipeline:
         facts = compress(q.question, passages, similarity=self._similarity(q.view, q.question))
         return [replace(p, facts=tuple(f for f in facts if f.n == p.n)) for p in passages]
 
-    def _generate(self, question: str, passages: Sequence[Passage]) -> tuple[str, str]:
-        if self.generator is not None:
-            try:
-                return self.generator.name, self.generator.generate(question, passages)
-            except GenerationError as exc:  # the question is never lost: answer extractively
-                log.warning("LLM fallback: %s", exc)
-        return self.extractive.name, self.extractive.generate(question, passages)
-
-    def _answer(self, q: _Asked, verdict: _Verdict, generator: str, validated: Validated,
+    def _answer(self, q: _Asked, verdict: _Verdict, made: Generated, validated: Validated,
                 clarification: Clarification | None) -> Answer:
         status = Status.ANSWERED if validated.references else Status.NOT_COVERED
         if status == Status.ANSWERED and clarification is not None:
@@ -307,9 +296,9 @@ class Pipeline:
         return Answer(
             question=q.question, status=status, answer=text,
             confidence=min(verdict.confidence, FLAGGED_CONFIDENCE) if flagged else verdict.confidence,
-            resolution=verdict.resolution, generator=generator, references=validated.references,
+            resolution=verdict.resolution, generator=made.generator, references=validated.references,
             groups=validated.groups, outcomes=validated.outcomes, timings_ms=q.total(), signals=verdict.signals,
-            clarification=clarification, generations=q.view.generations, flagged=flagged,
+            clarification=clarification, generations=q.view.generations, flagged=flagged, fallback=made.fallback,
         )
 
     def _not_covered(self, q: _Asked, verdict: _Verdict) -> Answer:
