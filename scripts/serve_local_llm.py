@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -52,9 +53,13 @@ def start(n_ctx: int = N_CTX, port: int | None = None, python: str = sys.executa
     if importlib.util.find_spec("llama_cpp") is None:
         raise NotInstalled(f"llama-cpp-python is not installed — {INSTALL}")
     port = port or free_port()
-    out = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 - the child keeps it
-    proc = subprocess.Popen([python, "-m", "llama_cpp.server", "--model", str(model_path()), "--host", "127.0.0.1",
-                             "--port", str(port), "--n_ctx", str(n_ctx)], stdout=out, stderr=subprocess.STDOUT)
+    command = [python, "-u", "-m", "llama_cpp.server", "--model", str(model_path()), "--host", "127.0.0.1",
+               "--port", str(port), "--n_ctx", str(n_ctx)]
+    if log is None:
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    else:
+        with open(log, "wb") as out:  # the child has its own copy of the file
+            proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
     return proc, f"http://127.0.0.1:{port}/v1"
 
 
@@ -85,6 +90,7 @@ def main() -> int:
             print(f"==> local LLM ready: {model_path()}")
             return 0
         proc, url = start(args.n_ctx, args.port)
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))  # `kill` stops the server too (finally)
     except NotInstalled as exc:
         print(f"serve_local_llm: {exc}", file=sys.stderr)
         return 1

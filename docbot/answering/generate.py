@@ -19,7 +19,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -145,23 +145,18 @@ class LLMGenerator:
         def call() -> None:
             try:
                 stream = getattr(self.chat, "stream", None)
-                if stream is None:  # a bare chat model (tests): one call
-                    box["parts"].append(_text(self.chat.invoke(prompt)))
+                if stream is not None and _streamed(stream(prompt), box, stop):
                     return
-                chunks = stream(prompt)
+                # A bare chat model (tests) has no stream; a stream that failed before its first chunk is asked again
+                # without streaming, which says why (llama-cpp-python: a 400 naming its window).
+                box.pop("finish", None)
                 try:
-                    for chunk in chunks:
-                        if stop.is_set():
-                            break
-                        box["parts"].append(_text(chunk))
-                        box["finish"] = getattr(chunk, "response_metadata", {}).get("finish_reason") or box.get(
-                            "finish")
-                    else:  # a stream cut short (the server died) may end like a whole one; only this tells them apart
-                        box.setdefault("finish", None)
-                finally:
-                    close = getattr(chunks, "close", None)
-                    if close is not None:
-                        close()
+                    reply = self.chat.invoke(prompt)
+                except Exception as exc:  # noqa: BLE001
+                    if stream is None or not _connection_failure(exc):
+                        raise
+                    reply = self.chat.invoke(prompt)  # the broken stream's connection went back to the pool, dead
+                box["parts"] = [_text(reply)]
             except Exception as exc:  # noqa: BLE001 - every failure of the edge becomes one fallback path
                 box["error"] = exc
 
@@ -174,10 +169,36 @@ class LLMGenerator:
         if "error" in box:
             raise _failure(box["error"])
         text = "".join(box["parts"])
-        if "finish" in box and box["finish"] is None and text.strip():
+        if "finish" in box and box["finish"] is None:
             raise GenerationError("The LLM server stopped mid-answer (its stream closed with no finish reason); "
                                   "answered extractively")
         return _whole_sentences(text) if box.get("finish") == "length" else text
+
+
+def _streamed(chunks: Iterator[Any], box: dict[str, Any], stop: threading.Event) -> int:
+    """Read ``chunks`` into ``box`` (its ``parts`` and ``finish`` reason) until done or ``stop``; the number read.
+    The stream is closed either way, so a server that checks for a gone client stops writing."""
+    read = 0
+    try:
+        for chunk in chunks:
+            if stop.is_set():
+                break
+            read += 1
+            box["parts"].append(_text(chunk))
+            box["finish"] = getattr(chunk, "response_metadata", {}).get("finish_reason") or box.get("finish")
+        else:  # a stream cut short (the server died) may end like a whole one; only the finish reason tells
+            box.setdefault("finish", None)
+    except Exception as exc:
+        # llama-cpp-python refuses a prompt over its window after the stream's 200: the stream breaks (or is
+        # empty: langchain's "No generation chunks were returned") before its first chunk
+        if read or not (_connection_failure(exc) or isinstance(exc, ValueError)):
+            raise
+        log.info("the LLM's stream failed before its first chunk (%s); asking again without streaming", exc)
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+    return read
 
 
 class _ContextExceeded(GenerationError):
@@ -210,10 +231,15 @@ def _failure(exc: Exception) -> GenerationError:
         return _ContextExceeded(f"The LLM server refused the prompt as longer than its context window ({message}); "
                                 "answered extractively", int(found.group(1)) if found else None)
     kind = type(exc).__name__
-    if kind in ("APIConnectionError", "RemoteProtocolError", "ReadError", "ConnectError", "APITimeoutError"):
+    if _connection_failure(exc):
         return GenerationError(f"The LLM server could not be reached or stopped mid-answer ({kind}: {message}); "
                                "answered extractively")
     return GenerationError(f"The LLM call failed ({kind}: {message}); answered extractively")
+
+
+def _connection_failure(exc: BaseException) -> bool:
+    """The connection failed or broke (openai's APIConnectionError, httpx's RemoteProtocolError, ReadError…)."""
+    return any(word in type(exc).__name__ for word in ("Connection", "Connect", "Protocol", "ReadError", "Timeout"))
 
 
 def server_window(chat: Any) -> int | None:
@@ -252,10 +278,15 @@ def openai_chat(model: str, base_url: str | None = None, api_key: str | None = N
     return ChatOpenAI(**{**options, **client})
 
 
-def _client(settings: Settings, retries: int = MAX_RETRIES) -> dict[str, Any]:
+def _client(settings: Settings, retries: int = MAX_RETRIES, local: bool = False) -> dict[str, Any]:
     """The client's options settings decide: a request may take the whole budget when one is set (a local model
-    reads a long prompt before its first token), and ``max_tokens``."""
-    options: dict[str, Any] = {"max_tokens": settings.llm_max_tokens or MAX_TOKENS, "max_retries": retries}
+    reads a long prompt before its first token), and ``max_tokens``. langchain-openai sends that as
+    ``max_completion_tokens``, which llama-cpp-python's server ignores (it then writes until its context window is
+    full): a ``local`` server gets ``max_tokens`` as well."""
+    limit = settings.llm_max_tokens or MAX_TOKENS
+    options: dict[str, Any] = {"max_tokens": limit, "max_retries": retries}
+    if local:
+        options["extra_body"] = {"max_tokens": limit}
     if settings.llm_budget_s is not None:
         options["timeout"] = max(TIMEOUT_S, settings.llm_budget_s)
     return options
@@ -276,7 +307,7 @@ def _ollama(spec: Spec, settings: Settings) -> Any:
         raise ConfigError(f"DOCBOT_LLM_MODEL={spec.text!r} names no model: give the one Ollama serves, "
                           "e.g. ollama:llama3.1:8b")
     return openai_chat(spec.name, settings.llm_base_url or settings.openai_base_url or OLLAMA_URL,
-                       settings.openai_api_key, **_client(settings))
+                       settings.openai_api_key, **_client(settings, local=True))
 
 
 @CHAT.register("llamacpp", "llamacpp:<model> (llama-cpp-python's server; set DOCBOT_LLM_CONTEXT to its --n_ctx)")
@@ -284,7 +315,7 @@ def _llamacpp(spec: Spec, settings: Settings) -> Any:
     """llama-cpp-python's server (``python -m llama_cpp.server``): keyless, on LLAMACPP_URL unless a base URL is
     set; never retried (a retry reads the whole prompt again on a slow CPU)."""
     return openai_chat(spec.name or "local", settings.llm_base_url or settings.openai_base_url or LLAMACPP_URL,
-                       settings.openai_api_key, **_client(settings, retries=0))
+                       settings.openai_api_key, **_client(settings, retries=0, local=True))
 
 
 def generator_from_settings(settings: Settings) -> Generator | None:
