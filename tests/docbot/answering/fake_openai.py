@@ -23,6 +23,7 @@ class FakeOpenAI(http.server.BaseHTTPRequestHandler):
     drip = 0.0  # seconds between streamed chunks
     die_after = -1  # streamed chunks before the connection is dropped (-1: never)
     closed_at: list[float] = []  # when a streamed write found the client gone
+    finish = "stop"  # the streamed answer's finish reason ("length": cut at max_tokens)
     epoch = 0  # one per test: a request a test gave up on must not take the next test's reply
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
@@ -58,7 +59,7 @@ class FakeOpenAI(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
         pieces = [content[i:i + 4] for i in range(0, len(content), 4)]
-        for i, (piece, finish) in enumerate([*((p, None) for p in pieces), ("", "stop")]):
+        for i, (piece, finish) in enumerate([*((p, None) for p in pieces), ("", FakeOpenAI.finish)]):
             if i == FakeOpenAI.die_after:
                 self.connection.shutdown(2)  # the server process dies: no [DONE], no clean end
                 return
@@ -83,6 +84,7 @@ def fake_openai() -> Iterator[str]:
     FakeOpenAI.replies, FakeOpenAI.seen, FakeOpenAI.keys, FakeOpenAI.delay = [], [], [], 0.0
     FakeOpenAI.drip, FakeOpenAI.die_after, FakeOpenAI.closed_at = 0.0, -1, []
     FakeOpenAI.epoch += 1
+    FakeOpenAI.finish = "stop"
     yield f"http://127.0.0.1:{server.server_address[1]}/v1"
     server.shutdown()
     server.server_close()

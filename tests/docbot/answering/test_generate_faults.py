@@ -54,6 +54,13 @@ def test_a_server_that_dies_mid_stream_gives_way(fake_openai: str) -> None:
     assert "or else" not in answer.answer  # type: ignore[attr-defined] - no half answer
 
 
+def test_an_answer_cut_at_max_tokens_loses_its_unfinished_sentence(fake_openai: str) -> None:
+    FakeOpenAI.replies = [(200, "Set MAX_CONTENT_LENGTH [1]. Requests over it get a 413 [1]. Then the serv")]
+    FakeOpenAI.finish = "length"
+    answer = ask(generator(fake_openai))
+    assert answer.generator == "llm" and answer.answer.endswith("get a 413 [1].")  # type: ignore[attr-defined]
+
+
 def test_the_window_a_server_names_in_its_refusal_is_learned_and_the_prompt_packed_again(fake_openai: str) -> None:
     FakeOpenAI.replies = [(400, LLAMA_CPP_400.replace("2048", "450")), (200, "Set it [1].")]
     llm = generator(fake_openai, context=None)
