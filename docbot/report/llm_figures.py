@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from docbot.answer import ANSWERING
+from docbot.references.scan import outside_code
 from docbot.report.metrics import QuestionResult, percentile
 
 _MARKER = re.compile(r"\[(\d{1,6}(?:\s*,\s*\d{1,6})*)\]")
@@ -31,7 +32,15 @@ def reason_of(note: str) -> str:
 
 
 def markers(answer: str) -> list[int]:
-    return [int(n) for m in _MARKER.finditer(answer) for n in m.group(1).split(",")]
+    """The ``[n]`` citations of ``answer`` (``argv[1]`` in code is code, not a citation)."""
+    found: list[int] = []
+
+    def collect(part: str) -> str:
+        found.extend(int(n) for m in _MARKER.finditer(part) for n in m.group(1).split(","))
+        return part
+
+    outside_code(answer, collect)
+    return found
 
 
 def llm_figures(results: Sequence[QuestionResult]) -> dict[str, Any]:

@@ -19,19 +19,19 @@ from docbot.slack.app import SlackSettings
 from docbot.slack.fake import BOT_USER, event_body, fake_slack
 from docbot.slack.progress import WRITING
 from tests.docbot.slack.slack_bot import JSON, start_bot
-from tests.local_llm.conftest import MAX_TOKENS, Server, Site, ask_json, assert_sound, pipeline_for, use_llm
+from tests.local_llm.conftest import (CONTEXT, MAX_TOKENS, QUESTION, Server, Site, ask_json, assert_sound,
+                                      pipeline_for, use_llm)
 
 pytestmark = [pytest.mark.slow, pytest.mark.local_llm]
 
-QUESTIONS = ("How do I send a JSON body in a POST request?",)
 
 
 def test_docbot_ask_json_is_answered_through_the_real_server(llama: Server, requests_site: Site,
                                                               capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     use_llm(monkeypatch, llama)
-    answers = ask_json(capsys, requests_site, *QUESTIONS, tmp=tmp_path)
-    assert [a["question"] for a in answers] == list(QUESTIONS)
+    answers = ask_json(capsys, requests_site, QUESTION, tmp=tmp_path)
+    assert [a["question"] for a in answers] == [QUESTION]
     for answer in answers:
         assert answer["status"] == "answered" and answer["references"]
         assert_sound(answer)
@@ -45,19 +45,17 @@ def test_the_packed_prompt_fits_the_real_tokenizer(llama: Server, requests_site:
     use_llm(monkeypatch, llama)
     pipeline = pipeline_for(requests_site)
     try:
-        question = "How do I use a session to keep cookies across requests?"
-        hits = pipeline.retriever.search(question, k=5, sites=["requests"]).hits
+        hits = pipeline.retriever.search(QUESTION, k=5, sites=["requests"]).hits
         passages = [Passage(i, h.title, h.path, h.text, h.context) for i, h in enumerate(hits, start=1)]
-        for window in (640,):
-            packed = pack(lambda chosen: messages(question, passages, chosen), facts_of(question, passages), window,
-                          MAX_TOKENS)
-            body = {"model": "smollm2", "max_tokens": 1, "temperature": 0,
-                    "messages": [{"role": r if r != "human" else "user", "content": c} for r, c in packed.messages]}
-            request = urllib.request.Request(llama.url + "/chat/completions", data=json.dumps(body).encode(),
-                                             headers={"Content-Type": "application/json"})
-            with urllib.request.urlopen(request, timeout=60) as reply:
-                used = json.load(reply)["usage"]["prompt_tokens"]
-            assert used <= packed.tokens and used + MAX_TOKENS <= window, (window, used, packed.tokens)
+        packed = pack(lambda chosen: messages(QUESTION, passages, chosen), facts_of(QUESTION, passages), CONTEXT,
+                      MAX_TOKENS)
+        body = {"model": "smollm2", "max_tokens": 1, "temperature": 0,
+                "messages": [{"role": r if r != "human" else "user", "content": c} for r, c in packed.messages]}
+        request = urllib.request.Request(llama.url + "/chat/completions", data=json.dumps(body).encode(),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=120) as reply:
+            used = json.load(reply)["usage"]["prompt_tokens"]
+        assert used <= packed.tokens and used + MAX_TOKENS <= CONTEXT, (used, packed.tokens)
     finally:
         pipeline.index.close()
 
@@ -71,7 +69,7 @@ def test_a_slack_mention_shows_writing_then_the_real_models_answer(llama: Server
         with fake_slack() as slack:
             for bot in start_bot(tmp_path, slack, SlackSettings(site="requests", writing_after_s=0.3), pipeline):
                 event = {"type": "app_mention", "user": "U0001", "channel": "C0001", "ts": "7.000100",
-                         "text": f"<@{BOT_USER}> How do I set a timeout on a request?"}
+                         "text": f"<@{BOT_USER}> {QUESTION}"}
                 assert bot.post(event_body(event, "EvLLM"), JSON).status_code == 200
                 (writing,) = slack.wait_for(lambda c: c.method == "chat.postMessage", timeout=30)
                 assert writing.body["text"] == WRITING

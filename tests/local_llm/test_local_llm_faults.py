@@ -11,11 +11,10 @@ import pytest
 
 from docbot.answer import Answer
 from docbot.answering.generate import LLMGenerator
-from tests.local_llm.conftest import Server, Site, assert_sound, pipeline_for, serve_model, use_llm
+from tests.local_llm.conftest import CONTEXT, QUESTION, Server, Site, assert_sound, pipeline_for, serve_model, use_llm
 
 pytestmark = [pytest.mark.slow, pytest.mark.local_llm]
 
-QUESTION = "How do I set a timeout on a request?"
 
 
 def ask(site: Site) -> tuple[Answer, LLMGenerator]:
@@ -31,7 +30,7 @@ def test_a_server_with_a_smaller_window_than_configured_is_learned_from_its_refu
         requests_site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     small = serve_model(tmp_path, n_ctx=512)
     try:
-        use_llm(monkeypatch, small, context=2048, max_tokens=64)  # the operator says 2048; the server has 512
+        use_llm(monkeypatch, small, context=2048)  # the operator says 2048; the server has 512
         answer, generator = ask(requests_site)
     finally:
         small.stop()
@@ -47,7 +46,7 @@ def test_a_server_with_a_smaller_window_than_configured_is_learned_from_its_refu
 def test_the_server_killed_mid_answer_gives_the_extractive_answer(requests_site: Site, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     doomed = serve_model(tmp_path)
-    use_llm(monkeypatch, doomed, context=1024, max_tokens=300)
+    use_llm(monkeypatch, doomed, max_tokens=200)
     box: dict[str, Answer] = {}
     asking = threading.Thread(target=lambda: box.setdefault("answer", ask(requests_site)[0]))
     asking.start()
@@ -66,7 +65,7 @@ def test_the_server_killed_mid_answer_gives_the_extractive_answer(requests_site:
 
 def test_a_budget_too_short_gives_way_and_the_server_stops_writing(llama: Server, requests_site: Site,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    use_llm(monkeypatch, llama, context=1024, budget=0.5, max_tokens=300)
+    use_llm(monkeypatch, llama, context=CONTEXT + 200, budget=0.5, max_tokens=200)  # the prompt starts as before
     before = len(llama.log_text())
     started = time.monotonic()
     answer, _ = ask(requests_site)
