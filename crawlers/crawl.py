@@ -21,7 +21,8 @@ import httpx
 from crawlers import guard
 from crawlers.crawl_loop import CrawlState
 from crawlers.crawl_types import CrawlConfig, CrawlResult
-from crawlers.fetch import Fetcher
+from crawlers.errors import CrawlerError
+from crawlers.fetch import Fetch, Fetcher, RenderingFetcher
 from crawlers.model import AnchorMap, Mention, PageText, SectionText
 from crawlers.urls import origin
 
@@ -36,15 +37,15 @@ async def crawl(
     progress: Callable[[int, int], None] | None = None,
     previous_mentions: Sequence[Mention] | None = (),
     previous_pages: Sequence[PageText] = (),
+    fetcher: Fetch | None = None,
 ) -> CrawlResult:
     """Crawl one site into a new anchor map, section texts, mentions, page texts and a change report against
     ``previous`` (``previous_mentions`` None: the last crawl saved none, so every page is parsed again;
-    ``previous_pages``: the previous crawl's page texts, kept for pages that did not change)."""
+    ``previous_pages``: the previous crawl's page texts, kept for pages that did not change; ``fetcher``: what gets the
+    pages, :func:`open_fetcher`'s for ``config`` by default)."""
     crawled_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     started = time.monotonic()
-    fetcher = Fetcher(client=client, user_agent=config.user_agent, timeout=config.timeout, deadline=config.deadline,
-                      max_bytes=config.max_bytes, retries=config.retries, backoff=config.backoff, auth=config.auth,
-                      auth_origin=origin(config.start_url) if config.auth else None)
+    fetcher = fetcher or open_fetcher(config, client)
     state = CrawlState(config, previous, previous_texts, fetcher, progress, previous_mentions, previous_pages)
     try:
         async with fetcher:
@@ -58,6 +59,20 @@ async def crawl(
     finally:
         state.parser.close()
     return state.result(crawled_at, time.monotonic() - started, previous_texts)
+
+
+def open_fetcher(config: CrawlConfig, client: httpx.AsyncClient | None = None) -> Fetch:
+    """The fetcher the crawl calls: the static one, behind the rendering one unless the site says ``render = "never"``
+    or needs credentials (the browser would load its pages without them: ``render = "always"`` is refused there)."""
+    static = Fetcher(client=client, user_agent=config.user_agent, timeout=config.timeout, deadline=config.deadline,
+                     max_bytes=config.max_bytes, retries=config.retries, backoff=config.backoff, auth=config.auth,
+                     auth_origin=origin(config.start_url) if config.auth else None)
+    if config.render == "never" or (config.auth is not None and config.render == "auto"):
+        return static
+    if config.auth is not None:
+        raise CrawlerError(f"{config.site} needs auth, which the browser that renders pages would not send: crawl it "
+                           'with render = "never" or "auto" (pages read as served)')
+    return RenderingFetcher(static, config.render, max_bytes=config.max_bytes, user_agent=config.user_agent)
 
 
 def check_loss(config: CrawlConfig, previous: AnchorMap | None, result: CrawlResult, path: Path,

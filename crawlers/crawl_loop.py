@@ -24,7 +24,7 @@ from crawlers.cross_links import to_split
 from crawlers.diff import ChangeReport, diff_maps, merge_renames
 from crawlers.errors import StartURLError
 from crawlers.extract import EXTRACTOR_VERSION, Extracted
-from crawlers.fetch import Fetcher, FetchResult
+from crawlers.fetch import Fetch, FetchResult
 from crawlers.frontier import Frontier
 from crawlers.mentions import RawMention, resolve_mentions, section_owners
 from crawlers.model import AnchorMap, Mention, Page, PageText, SectionText, SourceType
@@ -42,14 +42,14 @@ MAX_ERROR_SAMPLES = 5
 SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")  # looked for under the start directory and the origin
 # Failures after which a previously known page is kept as last-known-good (flagged stale).
 TRANSIENT = frozenset({f.TIMEOUT_ERR, f.DEADLINE_ERR, f.CONNECT_ERR, f.HTTP_ERR, f.SERVER_ERR, f.RATE_LIMITED,
-                       f.CLIENT_ERR, f.REDIRECT_LOOP, f.TOO_MANY_REDIRECTS, "parse_error"})
+                       f.CLIENT_ERR, f.REDIRECT_LOOP, f.TOO_MANY_REDIRECTS, f.RENDER_ERR, "parse_error"})
 
 
 class CrawlState:
     """Mutable state of one crawl; lives for one call of :func:`crawlers.crawl.crawl`."""
 
     def __init__(self, config: CrawlConfig, previous: AnchorMap | None, previous_texts: Sequence[SectionText],
-                 fetcher: Fetcher, progress: Callable[[int, int], None] | None,
+                 fetcher: Fetch, progress: Callable[[int, int], None] | None,
                  previous_mentions: Sequence[Mention] | None = (), previous_pages: Sequence[PageText] = ()) -> None:
         self.config = config
         self.previous = previous
@@ -202,7 +202,8 @@ class CrawlState:
         """Keep a parsed page (split at the anchors ``elsewhere`` links to); returns its in-scope links."""
         if not ex.navigation and is_navigation(canonical):
             ex = dataclasses.replace(ex, navigation=True)
-        source_type = classify(canonical, self.config.source_types, SourceType.OTHER if ex.navigation else ex.source_type_hint)
+        hint = SourceType.OTHER if ex.navigation else result.source_type_hint or ex.source_type_hint
+        source_type = classify(canonical, self.config.source_types, hint)
         links = self.frontier.scoped(ex.links)
         page, texts = build_page(self.config.site, canonical, result, ex, source_type, aliases, links, elsewhere)
         self.pages[canonical] = page

@@ -55,6 +55,9 @@ class CrawlConfig:
     allow_origins: tuple[str, ...] = ()
     # Basic credentials (user, password), sent to the start URL's origin only; never in a repr, a map or a report.
     auth: tuple[str, str] | None = field(default=None, repr=False)
+    # Which pages are read in headless Chromium: "auto" those whose static HTML is an application shell,
+    # "always" every HTML page, "never" none (crawlers.fetch.render).
+    render: f.RenderMode = f.RENDER
 
     def __post_init__(self) -> None:
         bare = strip_userinfo(self.start_url)
@@ -64,6 +67,8 @@ class CrawlConfig:
                         self.site)
             object.__setattr__(self, "start_url", bare)
         object.__setattr__(self, "allow_origins", tuple(origin(o) for o in self.allow_origins))
+        if self.render not in f.RENDER_MODES:
+            raise ValueError(f"render must be one of {', '.join(f.RENDER_MODES)}, not {self.render!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,8 @@ CrawlerError
 ├── StartURLError    the start URL cannot be fetched or is disallowed by robots.txt
 ├── CrawlRefused     the crawl lost too many pages, anchors or sections to replace the previous map
 ├── SiteDown         no page of the site could be fetched; the previous map is kept
-└── BadSiteName      a site name is not a plain name (letters, digits, . _ -)
+├── BadSiteName      a site name is not a plain name (letters, digits, . _ -)
+└── BrowserUnavailable  a page must be rendered and Chromium, chromedriver or selenium is missing or does not start
 
 Messages say what to do next.
 """
@@ -42,3 +43,7 @@ class SiteDown(CrawlerError):
 
 class BadSiteName(CrawlerError):
     """A site name that cannot be a file name under anchor_maps/ (e.g. ``../x``)."""
+
+
+class BrowserUnavailable(CrawlerError):
+    """Rendering needs headless Chromium (Debian's ``chromium`` and ``chromium-driver``, PyPI's ``selenium``)."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
-from crawlers.fetch import CONNECT_ERR, TIMEOUT_ERR, Fetcher
+from crawlers.fetch import CONNECT_ERR, TIMEOUT_ERR, Fetch
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ def parse_robots(text: str, user_agent: str) -> Robots:
     )
 
 
-async def fetch_robots(fetcher: Fetcher, start_url: str, follow: Callable[[str], bool] | None = None) -> Robots:
+async def fetch_robots(fetcher: Fetch, start_url: str, follow: Callable[[str], bool] | None = None) -> Robots:
     """Fetch and parse the origin's robots.txt (redirects only where ``follow`` allows); a missing or broken file
     allows everything."""
     agent = fetcher.user_agent.split("/", 1)[0]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from crawlers.fetch import Fetcher
+from crawlers.fetch import Fetch
 from crawlers.urls import strip_userinfo
 
 log = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ def parse_sitemap(data: bytes) -> Sitemap:
     return Sitemap(tuple(urls), tuple(children))
 
 
-async def discover(fetcher: Fetcher, candidates: list[str], allowed: Callable[[str], bool] = lambda url: True,
+async def discover(fetcher: Fetch, candidates: list[str], allowed: Callable[[str], bool] = lambda url: True,
                    refused: Callable[[str], None] = lambda url: None) -> list[str]:
     """Page URLs from the sitemaps at ``candidates`` and the indexes they name (bounded).
 

@@ -71,6 +71,7 @@ class SiteConfig:
     max_time: float | None = None  # seconds for one whole crawl of the site
     allow_origins: tuple[str, ...] = ()  # other origins robots.txt, sitemaps and the start URL may lead to
     auth: SiteAuth | None = None
+    render: str | None = None  # "auto" | "always" | "never"; None: the crawler's default ("auto")
 
     def credentials(self) -> tuple[str, str] | None:
         """(user, password) for the crawler, the password read from the environment now; None without ``auth``."""
@@ -87,7 +88,8 @@ class SiteConfig:
         defaults for the others)."""
         from crawlers.crawl_types import CrawlConfig
 
-        limits = {"max_pages": self.max_pages, "concurrency": self.concurrency, "max_time": self.max_time}
+        limits = {"max_pages": self.max_pages, "concurrency": self.concurrency, "max_time": self.max_time,
+                  "render": self.render}
         extra: dict[str, Any] = {k: v for k, v in limits.items() if v is not None}
         return CrawlConfig(site=self.name, start_url=self.url, include=self.include, exclude=self.exclude,
                            source_types=self.source_types, allow_origins=self.allow_origins, auth=self.credentials(),
@@ -107,6 +109,11 @@ class SlackConfig:
     request_timeout: float | None = None  # HTTP mode: seconds a request (headers and body) has to arrive
 
 
+def default_model_cache() -> Path:
+    """Where the local model's ONNX export is kept when no setting says: ``~/.cache/docbot``."""
+    return Path.home() / ".cache" / "docbot"
+
+
 @dataclass(frozen=True, slots=True)
 class Environment:
     """docbot's environment variables, read once: ``Environment.read()`` (None where unset or empty)."""
@@ -119,7 +126,7 @@ class Environment:
     rerank_model: str | None = None  # DOCBOT_RERANK_MODEL
     rank_model: str | None = None  # DOCBOT_RANK_MODEL
     local_backend: str | None = None  # DOCBOT_LOCAL_BACKEND
-    model_cache: Path = field(default_factory=lambda: Path.home() / ".cache" / "docbot")  # DOCBOT_MODEL_CACHE, else $XDG_CACHE_HOME/docbot
+    model_cache: Path = field(default_factory=default_model_cache)  # DOCBOT_MODEL_CACHE, else $XDG_CACHE_HOME/docbot
     llm_model: str | None = None  # DOCBOT_LLM_MODEL
     llm_base_url: str | None = None  # DOCBOT_LLM_BASE_URL: the chat model's server only (OPENAI_BASE_URL: both)
     llm_context: str | None = None  # DOCBOT_LLM_CONTEXT: its context window in tokens
@@ -207,7 +214,7 @@ def _site(table: SiteTable) -> SiteConfig:
         name=table.name, url=table.url, include=tuple(table.include), exclude=tuple(table.exclude),
         source_types=tuple(table.source_types.items()), max_pages=table.max_pages, concurrency=table.concurrency,
         max_time=table.max_time, allow_origins=tuple(table.allow_origins),
-        auth=SiteAuth(table.auth.username, table.auth.password_env) if table.auth else None,
+        auth=SiteAuth(table.auth.username, table.auth.password_env) if table.auth else None, render=table.render,
     )
 
 

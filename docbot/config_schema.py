@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -48,6 +48,7 @@ class SiteTable(_Table):
     max_time: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     allow_origins: list[str] = []
     auth: AuthTable | None = None
+    render: Literal["auto", "always", "never"] | None = None  # which pages are read in headless Chromium
 
     @field_validator("name")
     @classmethod
@@ -231,6 +232,8 @@ def _describe(err: Any, raw: dict[str, Any]) -> str:
                    "budget_s": "must be above 0 and at most 3600 (seconds)"}.get(str(loc[-1]), "must be above 0")
     elif loc == ("sites",):
         problem = "must be [[sites]] tables, one per site"
+    elif kind == "literal_error":  # one of a few words, e.g. render
+        problem = f"must be {err.get('ctx', {}).get('expected', 'one of its values')}"
     else:
         problem = _PROBLEMS.get(kind, str(err["msg"]))
     shown = "" if kind == "missing" or "auth" in loc else f", not {_short(err.get('input'))}"  # no secret echoed

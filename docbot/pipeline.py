@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from crawlers.model import AnchorMap, map_path
@@ -26,21 +26,21 @@ from docbot.answering.extractive import ExtractiveGenerator
 from docbot.answering.gate import (FLAG_LINE, FLAGGED_CONFIDENCE, Decision, Evidence, GateModel, closest_topics, decide,
                                   evidence)
 from docbot.answering.generate import Generated, Generator, Passage, generate_or_fallback, generator_from_settings
-from docbot.learn.linear import LinearModel
-from docbot.answering.site_stats import SiteStats
 from docbot.answering.question import Turn, cited_before, clean_question, query_of
 from docbot.answering.quotes import quoted_passages
+from docbot.answering.site_stats import SiteStats
 from docbot.config import Settings
-from docbot.errors import DocbotError
+from docbot.errors import DocbotError, IndexMissing, SiteNotFound
 from docbot.freshness import LivePages
-from docbot.indexing.chunk import embedding_text
 from docbot.indexing.embed import cosines_to
+from docbot.learn.linear import LinearModel
 from docbot.reading import View, Views, latest_page_texts, section_text
 from docbot.references.validator import ReferenceValidator, Source, Validated
-from docbot.retrieval.hybrid import Hit, Retrieval, Retriever, SearchIndex
+from docbot.retrieval.choose import Chosen, Found, boost_keys, narrow, order
 from docbot.retrieval.cross import CrossRanker, cross_ranker_from_settings
-from docbot.retrieval.rerank import RERANK_CHARS, Reranker, reranker_from_settings
-from docbot.retrieval.resolve import Target, explicit_site
+from docbot.retrieval.hybrid import Hit, Retriever, SearchIndex
+from docbot.retrieval.rerank import Reranker, reranker_from_settings
+from docbot.retrieval.resolve import Target
 
 DEFAULT_K = 5  # sources handed to the generator
 SNIPPET_CHARS = 240
@@ -57,24 +57,12 @@ def _snippet(text: str) -> str:
     return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
 
 
-@dataclass(slots=True)
-class _Asked:
-    """One question on its way through the pipeline: what each step found, and how long each took."""
+class _Clock:
+    """How long each step of one question took, in ms: the answer's ``timings_ms``."""
 
-    question: str
-    started: float
-    view: View
-    timings: dict[str, float] = field(default_factory=dict)
-    query: str = ""
-    sites: list[str] = field(default_factory=list)
-    named_site: bool = False  # asked of one site by name (not chosen among several)
-    targets: list[Target] = field(default_factory=list)
-    boost: list[str] = field(default_factory=list)  # deep URLs cited earlier in the conversation
-    retrieval: Retrieval = field(default_factory=lambda: Retrieval(()))
-    ambiguity: Ambiguity | None = None
-    explicit: list[Hit] = field(default_factory=list)  # sections the question names outright
-    weak: list[Hit] = field(default_factory=list)  # names that may only be mentioned in passing
-    hits: list[Hit] = field(default_factory=list)  # the sections the answer draws on, best first
+    def __init__(self, started: float) -> None:
+        self.started = started
+        self.timings: dict[str, float] = {}
 
     @contextmanager
     def timed(self, step: str) -> Iterator[None]:
@@ -85,6 +73,17 @@ class _Asked:
     def total(self) -> dict[str, float]:
         self.timings["total"] = (time.perf_counter() - self.started) * 1000
         return self.timings
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """One question as asked: its text, the view it reads, the conversation before it, and its clock."""
+
+    question: str
+    view: View
+    context: Sequence[Turn]
+    k: int
+    clock: _Clock
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,112 +176,91 @@ class Pipeline:
         if problem:
             return _error(text, started, problem)  # echoed cleaned, as accepted questions are
         try:
-            return self._ask(_Asked(text, started, self.views.current()), site, context, k or self.k)
+            return self._ask(_Asked(text, self.views.current(), context, k or self.k, _Clock(started)), site)
         except DocbotError as exc:
             return _error(text, started, str(exc))
 
-    def _ask(self, q: _Asked, site: str | None, context: Sequence[Turn], k: int) -> Answer:
-        problem = self._choose_sites(q, site)
-        if problem:
-            return _error(q.question, q.started, problem)
-        with q.timed("resolve"):
-            q.targets = q.view.resolver.resolve(q.question, q.sites)
-        with q.timed("retrieve"):
-            self._retrieve(q, context, k)
-            self._narrow_to_one_site(q, k)
-            self._order(q, k)
-        verdict = self._judge(q)
+    def _ask(self, q: _Asked, site: str | None) -> Answer:
+        sites = self._sites(q.view, site)
+        with q.clock.timed("resolve"):
+            targets = q.view.resolver.resolve(q.question, sites)
+        with q.clock.timed("retrieve"):
+            searched = self._retrieve(q, sites, targets)
+            found = narrow(searched, q.question, q.view.retriever, q.view.stats.doc_freq, q.k)
+            ambiguity = self._across_sites(q, searched, found)
+            chosen = order(found, q.view.retriever, self.reranker, q.k)
+        verdict = self._judge(q, found, chosen)
         if not verdict.explicit and not verdict.decision.answer:
-            return self._not_covered(q, verdict)
-        clarification = self._clarify(q, verdict, context)
-        sources = [self._source(i, h) for i, h in enumerate(q.hits, start=1)]
-        with q.timed("compress"):
-            passages = self._compress(q)
-        with q.timed("generate"):
+            return self._not_covered(q, found, verdict)
+        clarification = self._clarify(q, searched, found, chosen, verdict, ambiguity)
+        hits = chosen.hits if clarification is None else chosen.hits[:BEST_EFFORT_SOURCES]
+        with q.clock.timed("compress"):
+            passages = self._compress(q, hits)
+        with q.clock.timed("generate"):
             made = generate_or_fallback(self.generator, self.extractive, q.question, passages)
-        quoted = quoted_passages(made.text, {p.n: p.facts for p in passages})  # links land on what the answer quotes
-        sources = [replace(s, passage=quoted.get(s.n, "")) for s in sources]
-        with q.timed("validate"):
+        sources = self._sources(hits, passages, made.text)
+        with q.clock.timed("validate"):
             validated = q.view.validator.validate(made.text, sources)
         return self._answer(q, verdict, made, validated, clarification)
 
     # -- the steps, in order ---------------------------------------------
-    def _choose_sites(self, q: _Asked, site: str | None) -> str | None:
-        """The sites to search (all indexed ones, or the one named); a message when there is none to ask."""
-        indexed = q.view.index.sites()
+    @staticmethod
+    def _sites(view: View, site: str | None) -> tuple[str, ...]:
+        """The sites to search: all indexed ones, or the one named (an error answer says what to run when there is
+        none to ask)."""
+        indexed = view.index.sites()
         if not indexed:
-            return "No index yet — run `docbot crawl URL --site NAME` and then `docbot index`."
+            raise IndexMissing("No index yet — run `docbot crawl URL --site NAME` and then `docbot index`.")
         if site is not None and site not in indexed:
-            return (f"Site {site!r} is not indexed (indexed: {', '.join(indexed)}) — "
-                    f"run `docbot crawl URL --site {site}` and `docbot index --site {site}`, or pick another --site.")
-        q.sites = indexed if site is None else [site]
-        q.named_site = len(q.sites) == 1
-        return None
+            raise SiteNotFound(
+                f"Site {site!r} is not indexed (indexed: {', '.join(indexed)}) — "
+                f"run `docbot crawl URL --site {site}` and `docbot index --site {site}`, or pick another --site.")
+        return tuple(indexed) if site is None else (site,)
 
-    def _retrieve(self, q: _Asked, context: Sequence[Turn], k: int) -> None:
+    @staticmethod
+    def _retrieve(q: _Asked, sites: tuple[str, ...], targets: Sequence[Target]) -> Found:
         """Hybrid retrieval for the question (with a short follow-up read together with the question before it)."""
-        q.query = query_of(q.question, context)
-        q.boost = self._boost_keys(q.view, cited_before(context), q.sites)
-        q.retrieval = q.view.retriever.search(q.query, k=k, sites=q.sites, boost=q.boost)
+        query = query_of(q.question, q.context)
+        boost = boost_keys(q.view.validator, cited_before(q.context), sites)
+        retrieval = q.view.retriever.search(query, k=q.k, sites=sites, boost=boost)
+        return Found(query, sites, tuple(targets), boost, retrieval)
 
-    def _narrow_to_one_site(self, q: _Asked, k: int) -> None:
-        """With several sites, answer from one: that of a pasted link or full API name, else of the best section
-        (then noting whether other sites answer the question as well: it may be ambiguous)."""
-        if len(q.sites) < 2:
-            return
-        chosen = explicit_site(q.question, q.targets)
-        if chosen is None and q.retrieval.hits:
-            chosen = (q.retrieval.leading or q.retrieval.hits)[0].site  # best evidence, before ordering preferences
-            q.ambiguity = across_sites(q.question, q.retrieval.hits, *q.view.stats.doc_freq(q.sites))
-        if chosen is not None:
-            q.sites = [chosen]
-            q.targets = [t for t in q.targets if t.site == chosen]
-            q.retrieval = q.view.retriever.search(q.query, k=k, sites=q.sites, boost=q.boost)
-
-    def _order(self, q: _Asked, k: int) -> None:
-        """The answer's sections: what the question names first, then retrieval's order (re-ranked when on)."""
-        q.explicit = [self._target_hit(q.view, t) for t in q.targets if t.strong]
-        q.weak = [self._target_hit(q.view, t) for t in q.targets if not t.strong]
-        page_only = next((t for t in q.targets if t.anchor is None), None)
-        hits = list(q.explicit)
-        if page_only is not None:  # a pasted page whose fragment was unrecoverable: its best sections first
-            within = q.view.retriever.search(q.query, k=2, sites=[page_only.site], within=page_only.url)
-            hits = [h for h in hits if h.deep_url != page_only.deep_url] + list(within.hits)
-        for hit in self._reordered(q.query, q.retrieval.hits):
-            if all(h.deep_url != hit.deep_url for h in hits):
-                hits.append(hit)
-        for hit in q.weak:  # a bare class name may be mentioned in passing: never ahead of the best match
-            if all(h.deep_url != hit.deep_url for h in hits):
-                hits.insert(min(1, len(hits)), hit)
-        q.hits = hits[:k]
-
-    def _judge(self, q: _Asked) -> _Verdict:
-        """The gate's decision on retrieval's evidence and the confidence in the primary section."""
-        freq, docs = q.view.stats.doc_freq(q.sites)
-        # One site by now whenever anything was retrieved (several only when nothing was: no hits, refused).
-        decision = decide(q.query, q.retrieval, freq, docs, q.view.stats.baseline(q.sites[0]), self.gate)
-        explicit = bool(q.explicit or (q.weak and q.hits and q.hits[0].deep_url == q.weak[0].deep_url))
-        evidence_of = signals(decision.relevance, explicit, [h.score for h in q.retrieval.hits])
-        return _Verdict(decision, explicit, evidence_of, self.calibrator.probability(evidence_of))
-
-    def _clarify(self, q: _Asked, verdict: _Verdict, context: Sequence[Turn]) -> Clarification | None:
-        """A clarifying question when the docs answer this in clearly different places; the best-effort answer
-        beside it then draws on the best section only."""
-        if q.ambiguity is None and not q.targets and not context:
-            freq, docs = q.view.stats.doc_freq(q.sites)
-            q.ambiguity = within_site(q.question, q.hits, freq, docs, with_site=not q.named_site)
-        if q.ambiguity is None or verdict.explicit or verdict.confidence >= MAX_CONFIDENCE:
+    @staticmethod
+    def _across_sites(q: _Asked, searched: Found, found: Found) -> Ambiguity | None:
+        """Whether sites other than the one of the best section answer the question as well."""
+        if not found.guessed:
             return None
-        clarification = self._clarification(q.view, q.ambiguity)
-        if clarification is not None:
-            q.hits = q.hits[:BEST_EFFORT_SOURCES]
-        return clarification
+        return across_sites(q.question, searched.retrieval.hits, *q.view.stats.doc_freq(searched.sites))
 
-    def _compress(self, q: _Asked) -> list[Passage]:
+    def _judge(self, q: _Asked, found: Found, chosen: Chosen) -> _Verdict:
+        """The gate's decision on retrieval's evidence and the confidence in the primary section."""
+        freq, docs = q.view.stats.doc_freq(found.sites)
+        # One site by now whenever anything was retrieved (several only when nothing was: no hits, refused).
+        decision = decide(found.query, found.retrieval, freq, docs, q.view.stats.baseline(found.sites[0]), self.gate)
+        evidence_of = signals(decision.relevance, chosen.named, [h.score for h in found.retrieval.hits])
+        return _Verdict(decision, chosen.named, evidence_of, self.calibrator.probability(evidence_of))
+
+    def _clarify(self, q: _Asked, searched: Found, found: Found, chosen: Chosen, verdict: _Verdict,
+                 ambiguity: Ambiguity | None) -> Clarification | None:
+        """A clarifying question when the docs answer this in clearly different places: other sites (``ambiguity``),
+        else unrelated pages of one site, for a question that names nothing and follows nothing."""
+        if ambiguity is None and not found.targets and not q.context:
+            freq, docs = q.view.stats.doc_freq(found.sites)
+            ambiguity = within_site(q.question, chosen.hits, freq, docs, with_site=len(searched.sites) > 1)
+        if ambiguity is None or verdict.explicit or verdict.confidence >= MAX_CONFIDENCE:
+            return None
+        return self._clarification(q.view, ambiguity)
+
+    def _compress(self, q: _Asked, hits: Sequence[Hit]) -> list[Passage]:
         """Retrieval's last step: the facts of the sections that answer this question (generators see only them)."""
-        passages = [Passage(i, q.view.stats.display_title(h), h.path, h.text, h.context) for i, h in enumerate(q.hits, start=1)]
+        passages = [Passage(i, q.view.stats.display_title(h), h.path, h.text, h.context) for i, h in enumerate(hits, start=1)]
         facts = compress(q.question, passages, similarity=self._similarity(q.view, q.question))
         return [replace(p, facts=tuple(f for f in facts if f.n == p.n)) for p in passages]
+
+    def _sources(self, hits: Sequence[Hit], passages: Sequence[Passage], body: str) -> list[Source]:
+        """The answer's sources for the validator, each with the passage the answer quotes (where its link lands)."""
+        quoted = quoted_passages(body, {p.n: p.facts for p in passages})
+        return [replace(self._source(i, h), passage=quoted.get(i, "")) for i, h in enumerate(hits, start=1)]
 
     def _answer(self, q: _Asked, verdict: _Verdict, made: Generated, validated: Validated,
                 clarification: Clarification | None) -> Answer:
@@ -297,57 +275,29 @@ class Pipeline:
             question=q.question, status=status, answer=text,
             confidence=min(verdict.confidence, FLAGGED_CONFIDENCE) if flagged else verdict.confidence,
             resolution=verdict.resolution, generator=made.generator, references=validated.references,
-            groups=validated.groups, outcomes=validated.outcomes, timings_ms=q.total(), signals=verdict.signals,
+            groups=validated.groups, outcomes=validated.outcomes, timings_ms=q.clock.total(), signals=verdict.signals,
             clarification=clarification, generations=q.view.generations, flagged=flagged, fallback=made.fallback,
         )
 
-    def _not_covered(self, q: _Asked, verdict: _Verdict) -> Answer:
+    def _not_covered(self, q: _Asked, found: Found, verdict: _Verdict) -> Answer:
         """"Not covered", with the closest topics the docs do cover as references."""
-        topics = closest_topics(q.retrieval.hits)
+        topics = closest_topics(found.retrieval.hits)
         sources = [self._source(i, h) for i, h in enumerate(topics, start=1)]
         markers = ", ".join(f"{q.view.stats.display_title(h)} [{i}]" for i, h in enumerate(topics, start=1))
         body = "This does not seem to be covered in the documentation."
         if markers:
             body += f" The closest topics are: {markers}."
-        q.timings["generate"] = 0.0
-        with q.timed("validate"):
+        q.clock.timings["generate"] = 0.0
+        with q.clock.timed("validate"):
             validated = q.view.validator.validate(body, sources)
         return Answer(
             question=q.question, status=Status.NOT_COVERED, answer=validated.answer, confidence=verdict.confidence,
             resolution=Resolution.NONE, generator="extractive", references=validated.references,
-            groups=validated.groups, outcomes=validated.outcomes, timings_ms=q.total(), signals=verdict.signals,
+            groups=validated.groups, outcomes=validated.outcomes, timings_ms=q.clock.total(), signals=verdict.signals,
             generations=q.view.generations,
         )
 
     # -- what the steps use ------------------------------------------------
-    @staticmethod
-    def _target_hit(view: View, target: Target) -> Hit:
-        found = view.retriever.section(target.site, target.deep_url, origin=Resolution.EXPLICIT)
-        if found is not None:
-            return found
-        return Hit(target.site, target.url, target.anchor, target.deep_url, target.title, target.path,
-                   target.source_type, "", origin=Resolution.EXPLICIT)
-
-    @staticmethod
-    def _boost_keys(view: View, urls: Sequence[str], sites: Sequence[str]) -> list[str]:
-        """Deep URLs cited earlier, as chunk deep URLs of the indexed sites."""
-        keys: list[str] = []
-        for url in urls:
-            for site in sites:
-                outcome = view.validator.check_url(url, site)
-                if outcome.output and outcome.action != LinkAction.LINK_DROPPED:
-                    keys.append(outcome.output)
-                    break
-        return keys
-
-    def _reordered(self, query: str, hits: Sequence[Hit]) -> Sequence[Hit]:
-        """Retrieval's sections in the re-ranker's fused order, when there is one. Only the answer's order moves: the
-        gate and the confidence read the retrieval as it came (so refusals are the same with or without it)."""
-        if self.reranker is None:
-            return hits
-        order = self.reranker.order(query, [(h.deep_url, embedding_text(h.path, h.text[:RERANK_CHARS])) for h in hits])
-        return [hits[i] for i in order]
-
     @staticmethod
     def _clarification(view: View, ambiguity: Ambiguity) -> Clarification | None:
         """The clarifying question with the validator's URL for each option; None when fewer than two survive."""

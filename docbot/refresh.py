@@ -17,7 +17,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,6 +38,12 @@ log = logging.getLogger(__name__)
 MAX_LISTED = 50  # items listed per change kind in the Markdown report
 REPORTS = "reports"
 REPORT_FILE = re.compile(r"refresh-(\d{8}T\d{6}Z)(?:_(\d+))?\.(?:md|json)")
+# The lists of one crawl's changes (keys of ChangeReport.to_json()), in the order and under the names that the crawl
+# summary and the refresh report both give them.
+CHANGE_KINDS: tuple[tuple[str, str], ...] = (
+    ("pages_added", "pages added"), ("pages_removed", "pages removed"), ("stale", "stale (last-known-good kept)"),
+    ("renames", "renamed anchors"), ("anchors_added", "anchors added"), ("anchors_removed", "anchors removed"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,27 +263,49 @@ def listed(heading: str, items: Sequence[str], limit: int, prefix: str, more: st
     return lines
 
 
-def _entry(item: Any) -> str:
-    """One item of a change list in Markdown, as inert code (a rename: its page, old and new anchor)."""
-    if isinstance(item, dict) and {"url", "old", "new"} <= item.keys():
-        return f"{_code(item['url'])}: {_code('#' + str(item['old']))} → {_code('#' + str(item['new']))}"
-    return _code(item if isinstance(item, str) else json.dumps(item, ensure_ascii=False))
+def change_lists(changes: Mapping[str, Any], code: Callable[[str], str] = str) -> list[tuple[str, list[str]]]:
+    """The lists of one crawl's changes (``ChangeReport.to_json()``) that are not empty, titled by
+    :data:`CHANGE_KINDS` and worded alike wherever they are shown: a page as its URL, an anchor as ``URL#id``, a
+    rename as ``URL#old → #new``, each part through ``code`` (inert code in Markdown). A first crawl adds every
+    page: its added pages are counted, not listed."""
+    out = []
+    for key, title in CHANGE_KINDS:
+        items = list(changes.get(key) or ())
+        if items and not (key == "pages_added" and len(items) == changes.get("pages")):
+            out.append((title, [_change(item, code) for item in items]))
+    return out
+
+
+def _change(item: Any, code: Callable[[str], str]) -> str:
+    """One item of a change list (a page, a (page, anchor) pair or a rename), its parts through ``code``."""
+    if isinstance(item, Mapping) and {"url", "old", "new"} <= item.keys():
+        return f"{code(str(item['url']) + '#' + str(item['old']))} → {code('#' + str(item['new']))}"
+    if isinstance(item, (list, tuple)) and len(item) == 2:
+        return code(f"{item[0]}#{item[1]}")
+    return code(item if isinstance(item, str) else json.dumps(item, ensure_ascii=False))
 
 
 def _summary(changes: dict[str, Any]) -> list[str]:
-    lines = []
+    """A site's changes in Markdown: its counts, the change lists as the crawl summary gives them, then any other
+    list (errors by kind, their sample URLs)."""
+    counts, others = [], []
     for key, value in changes.items():
+        if key in dict(CHANGE_KINDS):
+            continue
         if isinstance(value, (list, tuple, dict)):
             items = list(value.items()) if isinstance(value, dict) else list(value)
             if items:
-                lines += listed(f"- **{key}**: {len(items)}", [_entry(item) for item in items], MAX_LISTED, "  - ",
-                                "see the JSON report")
+                others += listed(f"- **{key}**: {len(items)}",
+                                 [_code(i if isinstance(i, str) else json.dumps(i, ensure_ascii=False)) for i in items],
+                                 MAX_LISTED, "  - ", "see the JSON report")
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             if value:
-                lines.append(f"- **{key}**: {value}")
+                counts.append(f"- **{key}**: {value}")
         elif value not in (None, ""):
-            lines.append(f"- **{key}**: {_code(value)}")
-    return lines
+            counts.append(f"- **{key}**: {_code(value)}")
+    changed = [line for title, items in change_lists(changes, _code)
+               for line in listed(f"- **{title}**: {len(items)}", items, MAX_LISTED, "  - ", "see the JSON report")]
+    return counts + changed + others
 
 
 def render_markdown(report: RefreshReport) -> str:

@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from crawlers.extract import extract  # noqa: E402
 from crawlers.model import AnchorMap, Page, SectionText  # noqa: E402
+from docbot.config import load_settings  # noqa: E402
 from docbot.indexing.embed import Embedder, HashEmbedder, LocalMiniLM  # noqa: E402
 from docbot.indexing.index import Index  # noqa: E402
 from docbot.updating import index_texts  # noqa: E402
@@ -141,7 +142,8 @@ def main() -> int:
     t0 = time.perf_counter()
     sections, amap = load_site(args.root, args.max_pages)
     load_s = time.perf_counter() - t0
-    embedder: Embedder = (LocalMiniLM(backend="torch" if args.embedder == "local-torch" else "onnx")
+    embedder: Embedder = (LocalMiniLM(backend="torch" if args.embedder == "local-torch" else "onnx",
+                                      cache_dir=load_settings().model_cache)
                           if args.embedder.startswith("local") else HashEmbedder())
     if isinstance(embedder, LocalMiniLM):
         embedder.embed_query("warm up")  # model load is not indexing throughput

@@ -82,8 +82,8 @@ def serve_directory(root: Path) -> Iterator[str]:
 def self_contained_pipeline(work: Path, local_model: bool, stack: ExitStack) -> tuple[Pipeline, str]:
     """Crawl the Flask docs served on 127.0.0.1 into ``work`` and index them (hash embedder unless ``local_model``)."""
     from crawlers.crawl import CrawlConfig
-    from docbot.config import Settings
-    from docbot.indexing.embed import Embedder, HashEmbedder, LocalMiniLM
+    from docbot.config import Settings, load_settings
+    from docbot.indexing.embed import Embedder, HashEmbedder, embedder_from_spec
     from docbot.indexing.generations import Generations
     from docbot.indexing.index import Index
     from docbot.references.validator import ReferenceValidator
@@ -96,7 +96,7 @@ def self_contained_pipeline(work: Path, local_model: bool, stack: ExitStack) -> 
     with serve_directory(FLASK_DOCS) as base:  # `docbot crawl`, then `docbot index`
         amap = update_site(settings, CrawlConfig(site="flask", start_url=base))[0].map
     crawled = time.perf_counter()
-    embedder: Embedder = LocalMiniLM() if local_model else HashEmbedder()
+    embedder: Embedder = embedder_from_spec("local", load_settings()) if local_model else HashEmbedder()
     index = stack.enter_context(Index.open(work / "data", embedder))
     with Generations(settings.data_dir, "flask").writing("index") as writer:
         stats = index_site(settings, index, writer)

@@ -41,6 +41,8 @@ install_local_llm() {
 # (headless Chromium with its WebDriver) that the test of text directives loads docbot's links in.
 DOC_PACKAGES="python-flask-doc python-requests-doc python-djangorestframework-doc python-sqlalchemy-doc git-doc python3.11-doc"
 BROWSER_PACKAGES="chromium chromium-driver"
+# npm packs the registry packages the JavaScript-rendered test sites are built from (scripts/build_rendered_sites.sh)
+SITE_PACKAGES="npm"
 if [[ -z $NO_DOCS ]]; then
   missing=""
   for pkg in $DOC_PACKAGES $BROWSER_PACKAGES; do dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"; done
@@ -52,6 +54,14 @@ if [[ -z $NO_DOCS ]]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null \
       || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $(echo "$missing" | tr ' ' '\n' | grep -vx -e chromium -e chromium-driver) >/dev/null
   fi
+  if ! command -v npm >/dev/null; then  # without its recommends (a C toolchain for node-gyp): npm pack needs none
+    echo "==> installing Debian packages: $SITE_PACKAGES"
+    if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
+    [[ -n "$missing" ]] || $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $SITE_PACKAGES >/dev/null || true
+  fi
+  # Redoc over a real OpenAPI description, built once into build/sites/ (the rendering tests fail, saying so, without it)
+  scripts/build_rendered_sites.sh || echo "==> the rendered test sites were not built (see above)" >&2
 fi
 
 PYTHON="${PYTHON:-python3}"
@@ -70,8 +80,8 @@ echo "==> upgrading pip (the bundled pip backtracks forever on this stack)"
 .venv/bin/python -m pip install -q -U pip
 echo "==> installing torch==2.13.0 (CPU) first, so nothing pulls a CUDA build"
 .venv/bin/python -m pip install -q torch==2.13.0
-echo "==> installing docbot[local,test] (the test extra brings selenium)"
-.venv/bin/python -m pip install -q -e '.[local,test]'
+echo "==> installing docbot[local,test,browser] (selenium drives Chromium for rendering and the browser tests)"
+.venv/bin/python -m pip install -q -e '.[local,test,browser]'
 echo "==> installed: $(.venv/bin/docbot --help >/dev/null && echo .venv/bin/docbot)"
 echo "$WANT" > "$STAMP"
 [[ -z $LOCAL_LLM ]] || install_local_llm

@@ -108,10 +108,11 @@ def main(argv: list[str] | None = None) -> int:
     }
     out = export(model, base, args.out, record, checks, quantize=not args.no_int8)
     record = json.loads((out / "training.json").read_text())
-    from docbot.indexing.embed import LocalMiniLM
+    from docbot.config import load_settings
+    from docbot.indexing.embed import embedder_from_spec
     from docbot.retrieval.cross import CrossEncoder
 
-    embedder, trained = LocalMiniLM(), CrossEncoder(out)
+    embedder, trained = embedder_from_spec("local", load_settings()), CrossEncoder(out)
     before = [np.asarray(embedder.embed_documents(texts)) @ np.asarray(embedder.embed_query(q)) for q, texts in checks]
     after = [trained.score(q, texts) for q, texts in checks]
     print(f"held back ({len(checks)} queries, gold among itself and {args.negatives} hard negatives), gold first: "

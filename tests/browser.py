@@ -5,10 +5,13 @@ A text directive scrolls after the load event; one whose text is not found leave
 after :data:`MIN_WAIT_S` and once it has stayed put for :data:`STILL_S`; a caller that knows where the page should
 end up passes ``until`` and the wait goes on (up to :data:`MAX_WAIT_S`) while it does not hold.
 Needs Debian's ``chromium`` and ``chromium-driver`` and PyPI's ``selenium`` (``scripts/install.sh`` installs them).
+Without them a browser test is skipped, saying why, unless ``DOCBOT_REQUIRE_BROWSER`` is set (``.ci/run`` sets it):
+then it fails (:func:`no_browser`).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
@@ -20,6 +23,7 @@ import pytest
 
 CHROMIUM_ARGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--window-size=1280,800")
+REQUIRE_BROWSER = "DOCBOT_REQUIRE_BROWSER"  # set (non-empty): a test that needs Chromium fails without it
 MIN_WAIT_S = 3.0  # past the fallback of a directive that is not found
 STILL_S = 1.0
 MAX_WAIT_S = 10.0
@@ -62,14 +66,21 @@ def chromium() -> Iterator[Any]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def no_browser(why: str) -> None:
+    """A test that needs Chromium and has none: skipped, saying why, or failed when $DOCBOT_REQUIRE_BROWSER is set."""
+    if os.environ.get(REQUIRE_BROWSER):
+        pytest.fail(f"{why} (and {REQUIRE_BROWSER} is set)")
+    pytest.skip(why)
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One Chromium session for a test module; the module is skipped, saying why, when there is none."""
+    """One Chromium session for a test module; without one, :func:`no_browser` decides (skip or fail)."""
     try:
         with chromium() as session:
             yield session
     except BrowserUnavailable as exc:
-        pytest.skip(str(exc))
+        no_browser(str(exc))
 
 
 # The page's text as find-in-page reads it (whitespace collapsed, case and curly quotes folded), with each

@@ -15,7 +15,7 @@ from docbot.commands.args import positive_float, positive_int, site_name, start_
 from docbot.config import Settings, SiteConfig
 from docbot.errors import SiteNotFound
 from docbot.indexing.generations import Generation
-from docbot.refresh import listed
+from docbot.refresh import change_lists, listed
 from docbot.updating import update_site
 
 MAX_LISTED = 8  # items per change list in the text summary
@@ -39,6 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="only crawl paths under the start URL matching GLOB (repeatable)")
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                    help="skip paths under the start URL matching GLOB (repeatable)")
+    p.add_argument("--render", choices=("auto", "always", "never"),
+                   help="read pages in headless Chromium: auto (application shells only), always, never "
+                   "(default: the site's render in docbot.toml, else auto)")
     p.add_argument("--force", action="store_true", help="replace the map even if the crawl lost many pages")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(func=run)
@@ -59,7 +62,7 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> CrawlConfi
     return dataclasses.replace(
         site, url=url, include=tuple(args.include) or site.include, exclude=tuple(args.exclude) or site.exclude,
         max_pages=args.max_pages or site.max_pages, concurrency=args.concurrency or site.concurrency,
-        max_time=args.max_time or site.max_time,
+        max_time=args.max_time or site.max_time, render=args.render or site.render,
     ).crawl_config()
 
 
@@ -90,10 +93,6 @@ def summary_json(config: CrawlConfig, result: CrawlResult, settings: Settings, s
     }
 
 
-def _listed(title: str, items: list[str]) -> list[str]:
-    return listed(f"  {title} ({len(items)}):", items, MAX_LISTED, "    ", "use --json") if items else []
-
-
 def summary_text(config: CrawlConfig, result: CrawlResult, settings: Settings, staged: Generation) -> str:
     """A one-screen summary: counts, errors by kind and the change report."""
     r, s = result.report, result.stats
@@ -110,12 +109,8 @@ def summary_text(config: CrawlConfig, result: CrawlResult, settings: Settings, s
         lines.append("  errors:   " + ", ".join(f"{k} {v}" for k, v in r.errors.items()))
         for kind, urls in r.error_samples.items():
             lines.append(f"    {kind}: {', '.join(urls[:3])}")
-    if len(r.pages_added) != r.pages:  # a first crawl adds everything; listing it is noise
-        lines += _listed("pages added", list(r.pages_added))
-    lines += _listed("pages removed", list(r.pages_removed))
-    lines += _listed("stale (last-known-good kept)", list(r.stale))
-    lines += _listed("renamed anchors", [f"{x.url}#{x.old} -> #{x.new}" for x in r.renames])
-    lines += _listed("anchors removed", [f"{u}#{a}" for u, a in r.anchors_removed])
+    for title, items in change_lists(r.to_json()):  # named and worded as in the refresh report
+        lines += listed(f"  {title} ({len(items)}):", items, MAX_LISTED, "    ", "use --json")
     lines.append(f"  map:      {map_path(settings.anchor_maps, config.site)}")
     lines.append(f"  staged as generation {staged.number}: `docbot index --site {config.site}` serves it")
     return "\n".join(lines)

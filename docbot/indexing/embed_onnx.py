@@ -31,8 +31,6 @@ from typing import Any
 
 import numpy as np
 
-from docbot.config import Environment
-
 log = logging.getLogger(__name__)
 
 MIN_COSINE = 0.999  # an export that drifts further from sentence-transformers is not used
@@ -50,11 +48,6 @@ PROBES = (
 
 class ExportError(RuntimeError):
     """The ONNX export could not be made or did not match sentence-transformers."""
-
-
-def cache_dir() -> Path:
-    """``DOCBOT_MODEL_CACHE``, else ``$XDG_CACHE_HOME/docbot``, else ``~/.cache/docbot`` (read by docbot.config)."""
-    return Environment.read().model_cache
 
 
 def _fingerprint(model_dir: Path) -> str:
@@ -141,8 +134,9 @@ def export(model_dir: Path, dest: Path, reference: Any = None) -> Path:
         tmp.unlink(missing_ok=True)
 
 
-def onnx_path(model_dir: Path, where: Path | None = None) -> Path:
-    return (where or cache_dir()) / f"all-MiniLM-L6-v2-{_fingerprint(model_dir)}.onnx"
+def onnx_path(model_dir: Path, where: Path) -> Path:
+    """Where the export of the model in ``model_dir`` is kept in the cache directory ``where``."""
+    return where / f"all-MiniLM-L6-v2-{_fingerprint(model_dir)}.onnx"
 
 
 class OnnxMiniLM:

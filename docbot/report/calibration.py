@@ -13,8 +13,10 @@ from typing import Any
 
 from docbot.answer import ANSWERING  # a clarifying question comes with a best-effort primary
 from docbot.answering.confidence import Bucket, fit, reliability
+from docbot.learn.linear import LinearModel, leave_one_site_out
 from docbot.report.metrics import Question, normalize_link, targets
 
+_Row = tuple[str, tuple[float, ...], float, bool]  # an answered question's site, signals, confidence, whether right
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +48,7 @@ def calibrate(
     held_answers: Sequence[Any] | None = None,
 ) -> Calibration:
     """Reliability of the shipped confidence, and (given the held-out run) of leave-one-site-out calibrators."""
-    rows = []  # (site, signals, confidence, right) of answered questions, in sample
+    rows: list[_Row] = []  # answered questions, in sample
     for q, a in zip(questions, answers):
         right = primary_right(q, a, _base(base_urls, q.site))
         if right is not None:
@@ -54,12 +56,12 @@ def calibrate(
     buckets, ece = reliability([(c, ok) for _, _, c, ok in rows])
     if held_answers is None:
         return Calibration(tuple(buckets), ece)
+    calibrators = leave_one_site_out([r for r in rows if r[1]], lambda r: r[0], _calibrator,
+                                     sites=[q.site for q in questions])
     pairs = []
-    for site in sorted({q.site for q in questions}):
-        train = [(v, ok) for s, v, _, ok in rows if s != site and v]
-        if not train:
+    for site, calibrator in calibrators.items():  # by site, in order: the table sums them in this order
+        if calibrator is None:
             continue
-        calibrator = fit(train)
         for q, a in zip(questions, held_answers):
             if q.site != site:
                 continue
@@ -69,6 +71,11 @@ def calibrate(
                 pairs.append((calibrator.probability(values), right))
     held, held_ece = reliability(pairs)
     return Calibration(tuple(buckets), ece, tuple(held), held_ece)
+
+
+def _calibrator(rows: Sequence[_Row]) -> LinearModel | None:
+    """A calibrator fitted on ``rows``; None without any (no other site answered with signals)."""
+    return fit([(v, ok) for _, v, _, ok in rows]) if rows else None
 
 
 def _base(base_urls: Mapping[str, str], site: str) -> str:

@@ -51,6 +51,8 @@ def docbot(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tu
     (SITE + "max_pages = 2.5", "[[sites]] 'w' max_pages must be a whole number, not 2.5"),
     (SITE + 'max_time = "soon"', "[[sites]] 'w' max_time must be a number, not 'soon'"),
     (SITE + "allow_origins = [\"https://cdn.example.org/sitemaps/\"]", "is not an origin"),
+    (SITE + 'render = "sometimes"', "[[sites]] 'w' render must be 'auto', 'always' or 'never', not 'sometimes'"),
+    (SITE + "render = true", "[[sites]] 'w' render must be 'auto', 'always' or 'never', not True"),
     (SITE + 'auth = { username = "bot", password_env = "W_PW", password = "hunter2" }',
      "unknown key 'password' in [[sites]] 'w' auth — did you mean 'password_env'?"),
     (SITE + 'auth = "bot:hunter2"', "[[sites]] 'w' auth must be a table\n"),  # the value is not repeated
@@ -207,3 +209,20 @@ def test_a_bad_llm_number_in_the_environment_is_one_line(tmp_path: Path, capsys:
     code, out, err = docbot(tmp_path, capsys, "ask", "hello?")
     assert code == 2 and out == "" and len(err.splitlines()) == 1
     assert f"{name}={value!r} is not" in err and "set a number above 0, or unset it" in err
+
+
+def test_render_comes_from_the_command_line_over_the_file_over_the_default(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    from docbot.commands.crawl import config_from_args, register
+
+    monkeypatch.delenv("DOCBOT_CONFIG", raising=False)
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    (tmp_path / "docbot.toml").write_text(SITE + 'render = "always"\n[[sites]]\nname = "v"\nurl = "http://127.0.0.1:9/"\n',
+                                          encoding="utf-8")
+    settings = load_settings(config_path=str(tmp_path / "docbot.toml"))
+    modes = [config_from_args(parser.parse_args(["crawl", "--site", site, *extra]), settings).render
+             for site, extra in (("w", []), ("w", ["--render", "never"]), ("v", []), ("v", ["--render", "always"]))]
+    assert modes == ["always", "never", "auto", "always"]

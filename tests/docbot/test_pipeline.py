@@ -130,6 +130,13 @@ def test_across_sites_an_api_name_written_in_full_chooses_its_site() -> None:
     assert partial.references[0].url == OTHER_BASE + "throttling.html#rate-limits"
 
 
+def test_across_sites_a_question_naming_a_site_is_answered_from_it() -> None:
+    question = "How many requests may each client IP address make per minute?"  # the other site's section
+    assert {r.site for r in two_sites().ask(question).references} == {"other"}
+    named = two_sites().ask(question.replace("?", " with demo?"))
+    assert named.references and {r.site for r in named.references} == {"demo"}
+
+
 def test_across_sites_a_question_no_site_covers_is_not_covered() -> None:
     assert two_sites().ask("kubernetes helm chart ingress zzz").status == Status.NOT_COVERED
 

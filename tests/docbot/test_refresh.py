@@ -190,3 +190,27 @@ def test_a_logged_text_directive_is_checked_again_and_dropped_or_derived_anew(tm
     assert again.output == f"{url}#cursors:~:text=Server%20side%20cursors%20stream,sets"
     assert "derived again for the quoted passage" in again.reason
     assert dropped.output == f"{url}#intro" and "text directive dropped" in dropped.reason
+
+
+def test_the_crawl_summary_and_the_refresh_report_list_the_same_changes_alike() -> None:
+    from types import SimpleNamespace
+
+    from crawlers.diff import ChangeReport
+    from crawlers.model import Rename
+    from docbot.commands.crawl import summary_text
+    from docbot.refresh import CHANGE_KINDS, RefreshReport, SiteRefresh
+
+    page = "http://d.test/a.html"
+    report = ChangeReport(pages=3, pages_added=("http://d.test/new.html",), pages_removed=("http://d.test/old.html",),
+                          anchors_added=((page, "fresh"),), anchors_removed=((page, "gone"),), stale=(page,),
+                          renames=(Rename(page, "setting-up", "setting-up-the-project", page),))
+    stats = SimpleNamespace(requests=3, fetched=3, not_modified=0, failed=0, skipped=0)
+    text = summary_text(SimpleNamespace(site="w", start_url="http://d.test/"), SimpleNamespace(report=report, stats=stats),
+                        Settings(), SimpleNamespace(number=2))
+    markdown = render_markdown(RefreshReport("2026-11-26T00:00:00Z", (SiteRefresh("w", "", True, report.to_json()),)))
+    for _, title in CHANGE_KINDS:
+        assert f"  {title} (1):" in text and f"- **{title}**: 1" in markdown
+    for item in ("http://d.test/new.html", f"{page}#gone", f"{page}#fresh"):
+        assert f"    {item}\n" in text and f"  - `{item}`\n" in markdown
+    assert f"    {page}#setting-up → #setting-up-the-project" in text
+    assert f"  - `{page}#setting-up` → `#setting-up-the-project`" in markdown

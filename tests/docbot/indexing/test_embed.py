@@ -5,11 +5,12 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from docbot.config import Settings, load_settings
-from docbot.indexing.embed import HashEmbedder, LocalMiniLM, OpenAIEmbedder, embedder_from_settings
+from docbot.indexing.embed import HashEmbedder, LocalMiniLM, OpenAIEmbedder, embedder_from_settings, embedder_from_spec
 from docbot.errors import ConfigError
 
 
@@ -51,8 +52,8 @@ def test_hash_embedder_is_deterministic_and_normalised() -> None:
 
 
 @pytest.mark.slow
-def test_local_model_ranks_the_related_text_first() -> None:
-    model = LocalMiniLM()
+def test_local_model_ranks_the_related_text_first(model_cache: Path) -> None:
+    model = LocalMiniLM(cache_dir=model_cache)
     docs = [
         "Configuration › SESSION_COOKIE_SECURE\n\nControls whether the session cookie is only sent over HTTPS.",
         "Tutorial › Templates\n\nRender HTML pages with Jinja templates.",
@@ -82,11 +83,11 @@ def test_onnx_batches_cover_every_text_once_and_respect_the_token_budget() -> No
 def test_unknown_local_backend_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DOCBOT_LOCAL_BACKEND", "tensorflow")
     with pytest.raises(ConfigError, match="DOCBOT_LOCAL_BACKEND"):
-        LocalMiniLM()
+        embedder_from_spec("local", load_settings())
 
 
 @pytest.mark.slow
-def test_onnx_vectors_match_sentence_transformers(model_cache: object) -> None:
+def test_onnx_vectors_match_sentence_transformers(model_cache: Path) -> None:
     """The ONNX runner is a speed-up, not another model: same vectors, long and code texts included."""
     texts = [
         "Configuration › SESSION_COOKIE_SECURE\n\nControls whether the session cookie is only sent over HTTPS.",
@@ -95,7 +96,7 @@ def test_onnx_vectors_match_sentence_transformers(model_cache: object) -> None:
         "Library › asyncio › Tasks\n\n" + "Wrap the coroutine in a Task and schedule its execution. " * 60,
         "Ünïcode 文档 — emojis 🎉 and accents: café, naïve.",
     ] * 3
-    onnx = LocalMiniLM(backend="onnx")
+    onnx = LocalMiniLM(backend="onnx", cache_dir=model_cache)
     fast = onnx.embed_documents(texts)
     assert onnx.backend == "onnx"
     slow = LocalMiniLM(backend="torch").embed_documents(texts)
@@ -104,16 +105,17 @@ def test_onnx_vectors_match_sentence_transformers(model_cache: object) -> None:
 
 
 @pytest.mark.slow
-def test_once_exported_the_local_model_answers_queries_without_torch(model_cache: object) -> None:
-    LocalMiniLM(backend="onnx").embed_query("export it now if this run has not yet")
-    code = ("import sys; from docbot.indexing.embed import LocalMiniLM; m = LocalMiniLM(); v = m.embed_query('hello'); "
+def test_once_exported_the_local_model_answers_queries_without_torch(model_cache: Path) -> None:
+    LocalMiniLM(backend="onnx", cache_dir=model_cache).embed_query("export it now if this run has not yet")
+    code = ("import sys; from docbot.config import load_settings; from docbot.indexing.embed import embedder_from_spec; "
+            "m = embedder_from_spec('local', load_settings()); v = m.embed_query('hello'); "
             "print(len(v), m.backend, 'torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["384", "onnx", "False"]
 
 
 def test_without_an_onnx_export_the_local_model_falls_back_to_sentence_transformers(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: object, caplog: pytest.LogCaptureFixture
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     from docbot.indexing import embed_onnx
 
@@ -126,9 +128,8 @@ def test_without_an_onnx_export_the_local_model_falls_back_to_sentence_transform
     def no_export(*_: object, **__: object) -> None:
         raise embed_onnx.ExportError("exporting the model needs the 'onnx' package")
 
-    monkeypatch.setenv("DOCBOT_MODEL_CACHE", str(tmp_path))
     monkeypatch.setattr(embed_onnx, "export", no_export)
-    model = LocalMiniLM(backend="onnx")
+    model = LocalMiniLM(backend="onnx", cache_dir=tmp_path)
     model._model = FakeST()  # what sentence-transformers would load
     with caplog.at_level("WARNING", logger="docbot.indexing.embed"):
         vector = model.embed_query("hello")
@@ -137,15 +138,12 @@ def test_without_an_onnx_export_the_local_model_falls_back_to_sentence_transform
 
 
 @pytest.mark.slow
-def test_a_corrupt_cached_export_is_exported_again(monkeypatch: pytest.MonkeyPatch, tmp_path: object,
+def test_a_corrupt_cached_export_is_exported_again(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                    caplog: pytest.LogCaptureFixture) -> None:
-    from pathlib import Path
-
     from docbot.indexing import embed_onnx
 
-    monkeypatch.setenv("DOCBOT_MODEL_CACHE", str(tmp_path))
-    model = LocalMiniLM(backend="onnx")
-    path = embed_onnx.onnx_path(Path(model._model_dir()))
+    model = LocalMiniLM(backend="onnx", cache_dir=tmp_path)
+    path = embed_onnx.onnx_path(Path(model._model_dir()), tmp_path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"not an onnx model")  # e.g. a disk fault, or a file from another tool
     with caplog.at_level("WARNING", logger="docbot.indexing.embed"):

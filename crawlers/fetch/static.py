@@ -1,4 +1,4 @@
-"""HTTP fetching: the only module of the crawler that calls httpx.
+"""The static HTTP fetcher: the only module of the crawler that calls httpx.
 
 One :class:`Fetcher` wraps an injected (or owned) ``httpx.AsyncClient`` and
 turns every request into a :class:`FetchResult` value: redirects followed by
@@ -17,12 +17,15 @@ import dataclasses
 import email.utils
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
 import httpx
 
+from crawlers.fetch.result import (CLIENT_ERR, CONNECT_ERR, DEADLINE_ERR, HTML_TYPES, HTTP_ERR, NOT_FOUND, NOT_HTML,
+                                   OFFSITE_REDIRECT, RATE_LIMITED, REDIRECT_LOOP, SERVER_ERR, TIMEOUT_ERR,
+                                   TOO_MANY_REDIRECTS, FetchResult)
 from crawlers.urls import origin, strip_userinfo
 
 log = logging.getLogger(__name__)
@@ -36,48 +39,7 @@ RETRIES = 3
 BACKOFF = 0.5  # seconds; doubled on every retry
 MAX_RETRY_AFTER = 30.0  # a server asking for longer is not waited for that long
 MAX_REDIRECTS = 10
-HTML_TYPES = ("text/html", "application/xhtml+xml")
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-
-# Error kinds (FetchResult.error)
-TIMEOUT_ERR = "timeout"
-DEADLINE_ERR = "deadline"  # the whole request took longer than Fetcher.deadline
-CONNECT_ERR = "connect"
-HTTP_ERR = "http"  # any other transport error
-SERVER_ERR = "server_error"  # 5xx after retries
-RATE_LIMITED = "rate_limited"  # 429 after retries
-NOT_FOUND = "not_found"  # 404/410
-CLIENT_ERR = "client_error"  # other 4xx
-REDIRECT_LOOP = "redirect_loop"
-TOO_MANY_REDIRECTS = "too_many_redirects"
-NOT_HTML = "not_html"
-OFFSITE_REDIRECT = "offsite_redirect"
-
-
-@dataclass(frozen=True, slots=True)
-class FetchResult:
-    """What one GET (after redirects and retries) produced."""
-
-    url: str  # as requested
-    final_url: str
-    status: int | None
-    redirects: tuple[str, ...] = ()  # every URL before final_url, in order
-    headers: Mapping[str, str] = field(default_factory=dict)  # lower-case names
-    body: bytes = b""
-    content_type: str = ""
-    encoding: str | None = None
-    error: str | None = None
-    truncated: bool = False  # body cut at max_bytes
-    attempts: int = 1
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and self.status is not None and 200 <= self.status < 300
-
-    @property
-    def not_modified(self) -> bool:
-        return self.status == 304
-
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
     """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date)."""

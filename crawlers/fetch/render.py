@@ -1,0 +1,112 @@
+"""The rendering fetcher: a static fetch first, then the browser's DOM for pages that are application shells.
+
+:class:`RenderingFetcher` keeps the static fetcher's contract whole (conditional requests, redirects inside scope,
+retries, error kinds): every page is first fetched as served. A 304, an error or a non-HTML body is returned as it is,
+so a refresh re-renders only pages whose static response changed. An HTML page is then read in the browser when the
+site's ``render`` says so: ``always``, or ``auto`` and the static HTML is an application shell
+(:func:`crawlers.fetch.shell.shell_evidence`). The result carries the rendered DOM as its body, the static response's
+validators, and ``rendered`` (the evidence). The browser starts on the first page that needs it, so a static site
+never starts one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable
+from typing import Literal, get_args
+
+from crawlers.errors import BrowserUnavailable
+from crawlers.fetch.protocol import Fetch
+from crawlers.fetch.browser import MAX_TABS, PAGE_TIMEOUT, Browser
+from crawlers.fetch.result import HTML_TYPES, RENDER_ERR, FetchResult
+from crawlers.fetch.shell import Shell, shell_evidence
+from crawlers.fetch.static import MAX_BYTES
+
+log = logging.getLogger(__name__)
+
+RenderMode = Literal["auto", "always", "never"]
+RENDER_MODES: tuple[str, ...] = get_args(RenderMode)
+RENDER: RenderMode = "auto"  # the default: static pages are read as served, application shells rendered
+ALWAYS = Shell("render = always", None)
+
+
+class RenderingFetcher:
+    """Static fetches, with the pages that need it rendered in headless Chromium; ``async with`` it like a Fetcher."""
+
+    def __init__(self, static: Fetch, mode: RenderMode = RENDER, *, max_tabs: int = MAX_TABS,
+                 timeout: float = PAGE_TIMEOUT, max_bytes: int = MAX_BYTES, user_agent: str | None = None,
+                 browser: Callable[[], Browser] | None = None) -> None:
+        self.static = static
+        self.mode = mode
+        self.max_bytes = max_bytes
+        self._make = browser or (lambda: Browser(max_tabs=max_tabs, timeout=timeout, user_agent=user_agent))
+        self.browser: Browser | None = None
+        self.rendered = 0  # pages read in the browser
+        self._missing: str | None = None  # why there is no browser (auto: said once, then pages are read as served)
+
+    @property
+    def user_agent(self) -> str:
+        return self.static.user_agent
+
+    async def __aenter__(self) -> RenderingFetcher:
+        if self.mode == "always":
+            Browser.check()  # a crawl that must render says at once that it cannot
+        await self.static.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        try:
+            if self.browser is not None:
+                await self.browser.close()
+        finally:
+            await self.static.__aexit__(*exc)
+
+    async def get(self, url: str, etag: str | None = None, last_modified: str | None = None, html_only: bool = True,
+                  retries: int | None = None, follow: Callable[[str], bool] | None = None) -> FetchResult:
+        """The static response, or for a page to render, that response with the browser's DOM as its body."""
+        result = await self.static.get(url, etag=etag, last_modified=last_modified, html_only=html_only,
+                                       retries=retries, follow=follow)
+        if self.mode == "never" or not html_only or not result.ok or result.content_type not in HTML_TYPES:
+            return result
+        shell = ALWAYS if self.mode == "always" else shell_evidence(result.body, result.encoding)
+        if shell is None:
+            return result
+        browser = self._browser(result.final_url, shell)
+        if browser is None:
+            return result
+        log.info("rendering %s: %s", result.final_url, shell.reason)
+        try:
+            rendered = await browser.render(result.final_url, shell.ready)
+        except BrowserUnavailable as exc:
+            if self.mode == "always":
+                raise
+            self._say_missing(str(exc))
+            return result
+        if rendered.html is None:
+            return dataclasses.replace(result, body=b"", error=RENDER_ERR, rendered=shell.reason)
+        self.rendered += 1
+        body = rendered.html.encode("utf-8")
+        truncated = len(body) > self.max_bytes
+        if truncated:
+            log.warning("the rendered %s is larger than %d bytes; keeping only the first %d", url, self.max_bytes,
+                        self.max_bytes)
+        return dataclasses.replace(result, body=body[: self.max_bytes], encoding="utf-8", truncated=truncated,
+                                   rendered=shell.reason, source_type_hint=shell.source_type)
+
+    def _browser(self, url: str, shell: Shell) -> Browser | None:
+        if self.browser is None and self._missing is None:
+            try:
+                Browser.check()
+            except BrowserUnavailable as exc:
+                if self.mode == "always":
+                    raise
+                self._say_missing(f"{url} is an application shell ({shell.reason}) and is read as served. {exc}")
+                return None
+            self.browser = self._make()
+        return self.browser
+
+    def _say_missing(self, why: str) -> None:
+        if self._missing is None:
+            log.warning("%s", why)
+            self._missing = why

@@ -1,0 +1,106 @@
+"""Is a page's static HTML an application shell, whose content only a browser renders? Decided by evidence.
+
+A pure function over the bytes the static fetcher got (:func:`shell_evidence`): a known app root of a docs generator
+that renders in the browser (:data:`APP_ROOTS`: Redoc, Swagger UI, docsify) with little text, or a body of scripts
+and almost no text. Static documentation (Sphinx, MkDocs, Javadoc…) has neither, and is read as served: the check
+costs a scan of the first few hundred characters of text on most pages (an lxml parse only when the page has
+almost none), and it never starts a browser.
+
+Adding a generator that renders in the browser: one :class:`AppRoot` here (how its shell is recognised, and which
+element shows it has rendered), and a test over its real package like ``tests/crawlers/test_render_redoc.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lxml import etree
+
+from crawlers.html import parse_html
+from crawlers.model import SourceType
+
+SHELL_TEXT = 120  # visible characters (scripts, styles, noscript and templates left out) below which a page is a shell
+SMALL_PAGE = 64 * 1024  # bytes: a page without an app root and larger than this is content, not parsed a second time
+SCAN_BYTES = 256 * 1024  # how far into the page an app root is looked for
+_TEXT = etree.XPath("//body//text()[not(ancestor::script or ancestor::style or ancestor::noscript or ancestor::template)]",
+                    smart_strings=False)
+_SCRIPTS = etree.XPath("count(//script)")
+_BODY = re.compile(rb"<body[\s>]", re.I)
+# a run of text between tags, or a whole element whose text is not shown (skipped)
+_RUN = re.compile(rb"<(script|style|noscript|template)\b.*?</\1\s*>|>([^<]+)", re.I | re.S)
+
+
+@dataclass(frozen=True, slots=True)
+class AppRoot:
+    """How the static shell of a generator that renders in the browser is recognised, and when it has rendered."""
+
+    generator: str
+    marker: re.Pattern[bytes]  # found in its static HTML
+    ready: str  # a CSS selector matched once the app has rendered its content
+    links: str  # the form of its deep links, as a browser follows them
+    source_type: SourceType | None = None  # what its pages are; None: as their markup says
+
+
+APP_ROOTS: tuple[AppRoot, ...] = (
+    # Redoc 2 gives every section an element whose id is its deep link: section/<name>, tag/<tag>,
+    # tag/<tag>/operation/<operationId>, and inside that an element operation/<operationId> for Redoc 1's links.
+    AppRoot("Redoc", re.compile(rb"<redoc[\s>]", re.I), "[data-section-id]",
+            "#tag/<tag>/operation/<operationId> and #operation/<operationId>: element ids of the rendered DOM",
+            SourceType.API_REFERENCE),
+    # Swagger UI and docsify are recognised and rendered, but their links are routes, not element ids, and the map
+    # does not record routes yet: it holds their DOM ids (operations-<tag>-<operationId>, docsify's heading ids).
+    # Swagger UI also renders an operation's description only once it is expanded, and marks no operation with a
+    # heading (its summary is a button), so its sections need an API-entry rule (crawlers/api_entries.py) first.
+    AppRoot("Swagger UI", re.compile(rb"""id\s*=\s*["']swagger-ui["']""", re.I), "#swagger-ui .opblock",
+            "#/<tag>/<operationId> with deep linking on: a route, not an element id",
+            SourceType.API_REFERENCE),
+    AppRoot("docsify", re.compile(rb"window\.\$docsify", re.I), ".markdown-section > *",
+            "#/<page>?id=<heading-id>: a route, not an element id"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Shell:
+    """Evidence that a page is an application shell: what was found, and what shows the app has rendered."""
+
+    reason: str
+    ready: str | None  # a CSS selector, None for an unknown app (the DOM settling is the only sign)
+    generator: str | None = None
+    source_type: SourceType | None = None
+
+
+def shell_evidence(body: bytes, encoding: str | None = None) -> Shell | None:
+    """The evidence that ``body`` is an application shell, or None when it is a page to read as served."""
+    if _has_text(body, SHELL_TEXT):
+        return None  # most pages stop here, a few hundred bytes into their body, without a parse
+    root = next((r for r in APP_ROOTS if r.marker.search(body, 0, SCAN_BYTES)), None)
+    if root is None and len(body) > SMALL_PAGE:
+        return None
+    tree = parse_html(body, encoding)
+    if tree is None:
+        return None
+    chars = sum(len(t.strip()) for t in _TEXT(tree))
+    if chars >= SHELL_TEXT:
+        return None
+    if root is not None:
+        return Shell(f"{root.generator} app root, {chars} characters of text", root.ready, root.generator,
+                     root.source_type)
+    scripts = int(_SCRIPTS(tree))
+    if scripts == 0:
+        return None  # a short page, not an application
+    return Shell(f"script-only body ({scripts} scripts, {chars} characters of text)", None)
+
+
+def _has_text(body: bytes, chars: int) -> bool:
+    """Whether the body's text between tags (scripts and styles left out) reaches ``chars`` non-blank characters: a
+    scan that stops there, so a page of content is told apart without parsing it."""
+    found = _BODY.search(body)
+    count = 0
+    for match in _RUN.finditer(body, found.end() if found else 0):
+        run = match.group(2)
+        if run is not None:
+            count += len(run.strip())
+            if count >= chars:
+                return True
+    return False
