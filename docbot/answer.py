@@ -146,6 +146,7 @@ class Answer:
     clarification: Clarification | None = None  # needs_clarification only; option URLs are validated
     generations: dict[str, int] = field(default_factory=dict)  # site → the generation of its data that answered
     flagged: bool = False  # answered, but the docs may not cover it: the answer's first line says so
+    fallback: str | None = None  # why the configured LLM's answer was not used (the answer is then extractive)
 
     def validation_json(self) -> dict[str, Any]:
         kept = sum(1 for o in self.outcomes if o.action == LinkAction.KEPT)
@@ -169,6 +170,8 @@ class Answer:
         }
         if self.flagged:
             data["flagged"] = True
+        if self.fallback:
+            data["fallback"] = self.fallback
         if self.clarification is not None:
             data["clarification"] = self.clarification.to_json()
         if self.generations:

@@ -128,6 +128,10 @@ class Environment:
     local_backend: str | None = None  # DOCBOT_LOCAL_BACKEND
     model_cache: Path = field(default_factory=default_model_cache)  # DOCBOT_MODEL_CACHE, else $XDG_CACHE_HOME/docbot
     llm_model: str | None = None  # DOCBOT_LLM_MODEL
+    llm_base_url: str | None = None  # DOCBOT_LLM_BASE_URL: the chat model's server only (OPENAI_BASE_URL: both)
+    llm_context: str | None = None  # DOCBOT_LLM_CONTEXT: its context window in tokens
+    llm_max_tokens: str | None = None  # DOCBOT_LLM_MAX_TOKENS
+    llm_budget: str | None = None  # DOCBOT_LLM_BUDGET: seconds before the extractive answer goes out instead
     openai_base_url: str | None = None  # OPENAI_BASE_URL
     openai_api_key: str | None = field(default=None, repr=False)  # OPENAI_API_KEY
     slack_bot_token: str | None = field(default=None, repr=False)  # SLACK_BOT_TOKEN
@@ -151,7 +155,9 @@ class Environment:
             rank_model=get("DOCBOT_RANK_MODEL"), local_backend=get("DOCBOT_LOCAL_BACKEND"),
             model_cache=Path(cache).expanduser() if cache
             else Path(get("XDG_CACHE_HOME") or Path.home() / ".cache") / "docbot",
-            llm_model=get("DOCBOT_LLM_MODEL"), openai_base_url=get("OPENAI_BASE_URL"),
+            llm_model=get("DOCBOT_LLM_MODEL"), llm_base_url=get("DOCBOT_LLM_BASE_URL"),
+            llm_context=get("DOCBOT_LLM_CONTEXT"), llm_max_tokens=get("DOCBOT_LLM_MAX_TOKENS"),
+            llm_budget=get("DOCBOT_LLM_BUDGET"), openai_base_url=get("OPENAI_BASE_URL"),
             openai_api_key=get("OPENAI_API_KEY"), slack_bot_token=get("SLACK_BOT_TOKEN"),
             slack_app_token=get("SLACK_APP_TOKEN"), slack_signing_secret=get("SLACK_SIGNING_SECRET"),
             slack_api_url=get("SLACK_API_URL"), port=get("PORT"), github_step_summary=get("GITHUB_STEP_SUMMARY"),
@@ -176,7 +182,11 @@ class Settings:
     embeddings: str | None = None  # a spec (docbot.providers.EMBEDDERS): env DOCBOT_EMBEDDINGS, else docbot.toml's
     rerank_model: str | None = None  # env DOCBOT_RERANK_MODEL, else docbot.toml's (docbot.providers.RERANKERS)
     rank_model: str | None = None  # "builtin", "off" or a folder: env DOCBOT_RANK_MODEL, else docbot.toml's
-    llm: str | None = None  # the chat model's spec (docbot.providers.CHAT): env DOCBOT_LLM_MODEL
+    llm: str | None = None  # the chat model's spec (docbot.providers.CHAT): env DOCBOT_LLM_MODEL, else [llm] model
+    llm_base_url: str | None = None  # env DOCBOT_LLM_BASE_URL, else [llm] base_url; else openai_base_url serves chat
+    llm_context: int | None = None  # env DOCBOT_LLM_CONTEXT, else [llm] context; None: asked of the server if it says
+    llm_max_tokens: int | None = None  # env DOCBOT_LLM_MAX_TOKENS, else [llm] max_tokens
+    llm_budget_s: float | None = None  # env DOCBOT_LLM_BUDGET, else [llm] budget_s: seconds the LLM may take in all
     openai_base_url: str | None = None  # env OPENAI_BASE_URL: any OpenAI-compatible server, for chat and embeddings
     openai_api_key: str | None = field(default=None, repr=False)  # env OPENAI_API_KEY, passed to clients as a value
     local_backend: str | None = None  # env DOCBOT_LOCAL_BACKEND: the local embedder's "onnx" (default) or "torch"
@@ -256,7 +266,13 @@ def load_settings(
         rerank_model=env.rerank_model or beside(file.rerank_model),
         rank_model=env.rank_model or (file.rank_model if file.rank_model in (None, *RANK_MODEL_WORDS)
                                       else beside(file.rank_model)),
-        llm=env.llm_model,
+        llm=env.llm_model or file.llm.model,
+        llm_base_url=env.llm_base_url or file.llm.base_url,
+        llm_context=_number(env.llm_context, "DOCBOT_LLM_CONTEXT", int, "a number of tokens, e.g. 2048")
+        or file.llm.context,
+        llm_max_tokens=_number(env.llm_max_tokens, "DOCBOT_LLM_MAX_TOKENS", int, "a number of tokens, e.g. 300")
+        or file.llm.max_tokens,
+        llm_budget_s=_number(env.llm_budget, "DOCBOT_LLM_BUDGET", float, "seconds, e.g. 90") or file.llm.budget_s,
         openai_base_url=env.openai_base_url,
         openai_api_key=env.openai_api_key,
         local_backend=env.local_backend,
@@ -271,6 +287,19 @@ def load_settings(
     if chroma_url:  # the option fails before any work; CHROMA_URL when the index is opened (crawl never reads it)
         chroma_endpoint(chroma_url, "--chroma-url", settings.data_dir)
     return settings
+
+
+def _number(value: str | None, name: str, kind: type[int] | type[float], example: str) -> Any:
+    """An environment variable read as a number above 0 (None when unset); :class:`InvalidConfig` otherwise."""
+    if value is None:
+        return None
+    try:
+        number = kind(value)
+    except ValueError:
+        number = 0
+    if not number > 0 or number != number or number == float("inf"):
+        raise InvalidConfig(f"{name}={value!r} is not {example} — set a number above 0, or unset it")
+    return number
 
 
 def _without_chroma(origin: str, data_dir: Path) -> str:

@@ -114,6 +114,21 @@ class SlackTable(_Table):
         return None if value is None else _site_name(value)
 
 
+class LlmTable(_Table):
+    """``[llm]``: the chat model that phrases answers (the environment's DOCBOT_LLM_* beat these)."""
+
+    model: str | None = Field(default=None, min_length=1)  # a spec of docbot.providers.CHAT, e.g. "llamacpp:smollm2"
+    base_url: str | None = None  # its OpenAI-compatible server, e.g. "http://127.0.0.1:8080/v1"
+    context: int | None = Field(default=None, ge=256, le=10_000_000)  # the model's context window in tokens
+    max_tokens: int | None = Field(default=None, gt=0, le=100_000)  # the longest answer it may write
+    budget_s: float | None = Field(default=None, gt=0, le=3600, allow_inf_nan=False)  # seconds before the fallback
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str | None) -> str | None:
+        return _http_url(value, "http://127.0.0.1:8000/v1")
+
+
 class ConfigFile(_Table):
     data_dir: str | None = Field(default=None, min_length=1)
     anchor_maps: str | None = Field(default=None, min_length=1)
@@ -125,16 +140,12 @@ class ConfigFile(_Table):
     sites: list[SiteTable] = []
     validator: ValidatorTable = ValidatorTable()
     slack: SlackTable = SlackTable()
+    llm: LlmTable = LlmTable()
 
     @field_validator("chroma_url")
     @classmethod
     def _chroma(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                normalize(value)
-            except ValueError:
-                raise ValueError(f"{value!r} is not an http(s) URL, e.g. http://127.0.0.1:8000") from None
-        return value
+        return _http_url(value, "http://127.0.0.1:8000")
 
     @model_validator(mode="after")
     def _distinct_sites(self) -> ConfigFile:
@@ -143,6 +154,15 @@ class ConfigFile(_Table):
         if twice:
             raise ValueError(f"[[sites]] {', '.join(repr(n) for n in twice)} listed more than once")
         return self
+
+
+def _http_url(value: str | None, example: str) -> str | None:
+    if value is not None:
+        try:
+            normalize(value)
+        except ValueError:
+            raise ValueError(f"{value!r} is not an http(s) URL, e.g. {example}") from None
+    return value
 
 
 def _site_name(value: str) -> str:
@@ -155,7 +175,7 @@ def _site_name(value: str) -> str:
 # Where each table's keys are defined: the location of a table, list indexes left out.
 TABLES: dict[tuple[str, ...], type[BaseModel]] = {
     (): ConfigFile, ("sites",): SiteTable, ("sites", "auth"): AuthTable, ("validator",): ValidatorTable,
-    ("slack",): SlackTable,
+    ("slack",): SlackTable, ("llm",): LlmTable,
 }
 
 
@@ -207,7 +227,9 @@ def _describe(err: Any, raw: dict[str, Any]) -> str:
                    "embeddings": "must be 'local' or 'openai:<model>'"}.get(str(loc[-1]), str(err["msg"]))
     elif kind in ("greater_than", "greater_than_equal", "less_than_equal"):
         problem = {"port": "must be between 0 and 65535", "max_connections": "must be between 1 and 10000",
-                   "request_timeout": "must be above 0 and at most 60 (seconds)"}.get(str(loc[-1]), "must be above 0")
+                   "request_timeout": "must be above 0 and at most 60 (seconds)",
+                   "context": "must be a number of tokens from 256, e.g. 2048",
+                   "budget_s": "must be above 0 and at most 3600 (seconds)"}.get(str(loc[-1]), "must be above 0")
     elif loc == ("sites",):
         problem = "must be [[sites]] tables, one per site"
     elif kind == "literal_error":  # one of a few words, e.g. render

@@ -10,7 +10,6 @@ what to do next.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -26,12 +25,12 @@ from docbot.answering.confidence import signals
 from docbot.answering.extractive import ExtractiveGenerator
 from docbot.answering.gate import (FLAG_LINE, FLAGGED_CONFIDENCE, Decision, Evidence, GateModel, closest_topics, decide,
                                   evidence)
-from docbot.answering.generate import Generator, Passage, generator_from_settings
+from docbot.answering.generate import Generated, Generator, Passage, generate_or_fallback, generator_from_settings
 from docbot.answering.question import Turn, cited_before, clean_question, query_of
 from docbot.answering.quotes import quoted_passages
 from docbot.answering.site_stats import SiteStats
 from docbot.config import Settings
-from docbot.errors import DocbotError, GenerationError, IndexMissing, SiteNotFound
+from docbot.errors import DocbotError, IndexMissing, SiteNotFound
 from docbot.freshness import LivePages
 from docbot.indexing.embed import cosines_to
 from docbot.learn.linear import LinearModel
@@ -42,8 +41,6 @@ from docbot.retrieval.cross import CrossRanker, cross_ranker_from_settings
 from docbot.retrieval.hybrid import Hit, Retriever, SearchIndex
 from docbot.retrieval.rerank import Reranker, reranker_from_settings
 from docbot.retrieval.resolve import Target
-
-log = logging.getLogger(__name__)
 
 DEFAULT_K = 5  # sources handed to the generator
 SNIPPET_CHARS = 240
@@ -200,11 +197,11 @@ class Pipeline:
         with q.clock.timed("compress"):
             passages = self._compress(q, hits)
         with q.clock.timed("generate"):
-            generator, body = self._generate(q.question, passages)
-        sources = self._sources(hits, passages, body)
+            made = generate_or_fallback(self.generator, self.extractive, q.question, passages)
+        sources = self._sources(hits, passages, made.text)
         with q.clock.timed("validate"):
-            validated = q.view.validator.validate(body, sources)
-        return self._answer(q, verdict, generator, validated, clarification)
+            validated = q.view.validator.validate(made.text, sources)
+        return self._answer(q, verdict, made, validated, clarification)
 
     # -- the steps, in order ---------------------------------------------
     @staticmethod
@@ -260,20 +257,12 @@ class Pipeline:
         facts = compress(q.question, passages, similarity=self._similarity(q.view, q.question))
         return [replace(p, facts=tuple(f for f in facts if f.n == p.n)) for p in passages]
 
-    def _generate(self, question: str, passages: Sequence[Passage]) -> tuple[str, str]:
-        if self.generator is not None:
-            try:
-                return self.generator.name, self.generator.generate(question, passages)
-            except GenerationError as exc:  # the question is never lost: answer extractively
-                log.warning("LLM fallback: %s", exc)
-        return self.extractive.name, self.extractive.generate(question, passages)
-
     def _sources(self, hits: Sequence[Hit], passages: Sequence[Passage], body: str) -> list[Source]:
         """The answer's sources for the validator, each with the passage the answer quotes (where its link lands)."""
         quoted = quoted_passages(body, {p.n: p.facts for p in passages})
         return [replace(self._source(i, h), passage=quoted.get(i, "")) for i, h in enumerate(hits, start=1)]
 
-    def _answer(self, q: _Asked, verdict: _Verdict, generator: str, validated: Validated,
+    def _answer(self, q: _Asked, verdict: _Verdict, made: Generated, validated: Validated,
                 clarification: Clarification | None) -> Answer:
         status = Status.ANSWERED if validated.references else Status.NOT_COVERED
         if status == Status.ANSWERED and clarification is not None:
@@ -285,9 +274,9 @@ class Pipeline:
         return Answer(
             question=q.question, status=status, answer=text,
             confidence=min(verdict.confidence, FLAGGED_CONFIDENCE) if flagged else verdict.confidence,
-            resolution=verdict.resolution, generator=generator, references=validated.references,
+            resolution=verdict.resolution, generator=made.generator, references=validated.references,
             groups=validated.groups, outcomes=validated.outcomes, timings_ms=q.clock.total(), signals=verdict.signals,
-            clarification=clarification, generations=q.view.generations, flagged=flagged,
+            clarification=clarification, generations=q.view.generations, flagged=flagged, fallback=made.fallback,
         )
 
     def _not_covered(self, q: _Asked, found: Found, verdict: _Verdict) -> Answer:

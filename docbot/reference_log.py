@@ -92,6 +92,7 @@ def answer_from_json(data: dict[str, Any]) -> Answer:
         error=data.get("error"),
         clarification=Clarification.from_json(clarify) if isinstance(clarify := data.get("clarification"), dict) else None,
         generations={str(k): int(v) for k, v in (data.get("generations") or {}).items()},
+        flagged=bool(data.get("flagged", False)), fallback=data.get("fallback"),
     )
 
 

@@ -75,6 +75,8 @@ def render_text(answer: Answer) -> str:
         lines.append("")
         lines.append(f"({answer.generator} answer, {answer.resolution} resolution, "
                      f"confidence {answer.confidence:.2f}, {answer.timings_ms.get('total', 0):.0f} ms)")
+        if answer.fallback:
+            lines.append(f"(LLM not used: {answer.fallback})")
     return "\n".join(lines)
 
 

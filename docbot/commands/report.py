@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 from docbot.config import Environment, Settings
 from docbot.errors import ConfigError
+from docbot.report.llm_figures import llm_figures, render_llm
 from docbot.report.metrics import Thresholds
 from docbot.report.render import ReportData, render_html, render_json, render_markdown
 from crawlers.model import load_maps
@@ -54,6 +56,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--no-held-out", action="store_true",
         help="skip the held-out figures (each site's questions answered by a gate fitted without that site)",
     )
+    p.add_argument(
+        "--llm", action="store_true",
+        help="answer with the configured LLM (DOCBOT_LLM_MODEL, [llm]) and add its figures: answers it wrote, "
+        "fallbacks and why, [n] markers mapped, time; implies --no-held-out (one LLM call a question)",
+    )
     p.add_argument("--json", action="store_true", help="print the JSON report instead of Markdown")
     p.set_defaults(func=run)
 
@@ -76,10 +83,10 @@ def _progress(items: Iterable[Any], total: int, desc: str) -> Iterable[Any]:
     return tqdm(items, total=total, desc=desc, unit="q", file=sys.stderr)
 
 
-def write_outputs(data: ReportData, out: Path) -> str:
-    """Write report.md/json/html into ``out``; returns the Markdown."""
+def write_outputs(data: ReportData, out: Path, extra: str = "") -> str:
+    """Write report.md/json/html into ``out`` (``extra`` Markdown after the report's); returns the Markdown."""
     out.mkdir(parents=True, exist_ok=True)
-    markdown = render_markdown(data)
+    markdown = render_markdown(data) + (f"\n{extra}" if extra else "")
     (out / "report.md").write_text(markdown, encoding="utf-8")
     (out / "report.json").write_text(render_json(data), encoding="utf-8")
     (out / "report.html").write_text(render_html(data), encoding="utf-8")
@@ -114,13 +121,22 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         directive_validity=args.min_directive_validity,
     )
     pipeline = Pipeline.from_settings(settings)
+    if args.llm and pipeline.generator is None:
+        raise ConfigError("report --llm needs an LLM: set DOCBOT_LLM_MODEL and DOCBOT_LLM_BASE_URL (or [llm] in "
+                          "docbot.toml; README: A local model, offline)")
     # With the index's section texts, as in the pipeline (they settle a tie between two headings), and the pages'
     # texts: it replays the repair cases and gives docbot's own verdict on every text directive the answers carry.
     validator = ReferenceValidator(maps, allow_hosts=settings.allow_hosts, texts=pipeline.section_text,
                                    page_texts=latest_page_texts(settings))
     data = build_report(pipeline, questions, base_urls, thresholds, validator, cases, progress=_progress,
-                        all_sites=args.all_sites, held_out=not args.no_held_out)
-    markdown = write_outputs(data, Path(args.out))
+                        all_sites=args.all_sites, held_out=not (args.no_held_out or args.llm))
+    extra = ""
+    if args.llm:
+        figures = llm_figures(data.questions)
+        extra = render_llm(figures, settings.llm or "")
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        (Path(args.out) / "llm.json").write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
+    markdown = write_outputs(data, Path(args.out), extra)
     print(render_json(data) if args.json else markdown, end="")
     for failure in data.failures:
         print(f"docbot report: {failure}", file=sys.stderr)

@@ -95,6 +95,8 @@ class QuestionResult:
     directives: tuple[str | None, ...] = ()  # one per link: its text directive by the independent check ("ok"/why)
     own_directives: tuple[str | None, ...] = ()  # the same by docbot's ReferenceValidator
     live_directives: tuple[str | None, ...] = ()  # the same by docbot's own rule on the page as served now (stale?)
+    generator: str = ""  # "llm" or "extractive" (docbot.answer.Answer.generator)
+    fallback: str | None = None  # why the LLM's answer was not used (docbot.answer.Answer.fallback)
 
 
 @dataclass(frozen=True, slots=True)

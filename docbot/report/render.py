@@ -120,6 +120,8 @@ def question_json(r: QuestionResult) -> dict[str, Any]:
         "timings_ms": dict(r.timings_ms),
         "failures": question_failures(r),
         "answer": r.answer,
+        "generator": r.generator,
+        "fallback": r.fallback,
     }
 
 

@@ -139,6 +139,7 @@ def score_answers(
                 directives=tuple(checks[u].directive for u in urls),
                 live_directives=tuple(checks[u].own_directive for u in urls),
                 own_directives=tuple(own_verdict(validator, u) for u in urls) if validator is not None else (),
+                generator=str(getattr(a, "generator", "")), fallback=getattr(a, "fallback", None),
             )
         )
     return results

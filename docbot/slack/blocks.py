@@ -140,6 +140,9 @@ def source_lines(answer: Answer) -> list[str]:
 def _footer(answer: Answer, shared_by: str | None) -> str:
     if answer.status == Status.NOT_COVERED:
         how = "Not covered in the indexed documentation"
+    elif answer.fallback:  # an LLM is configured but its answer was not used: say why
+        how = (f"Extractive answer (quoted from the docs): {escape(_shorten(answer.fallback, FALLBACK_CHARS))} · "
+               f"confidence {answer.confidence:.0%}")
     elif answer.generator == "extractive":
         how = f"Extractive answer (quoted from the docs, no LLM) · confidence {answer.confidence:.0%}"
     else:

@@ -23,6 +23,7 @@ from slack_bolt import BoltRequest, BoltResponse
 from docbot.answer import Answer
 from docbot.reference_log import EVENT_TTL_S, ReferenceLog
 from docbot.slack.blocks import Message
+from docbot.slack.progress import WRITING_AFTER_S
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,7 @@ class SlackSettings:
     public: bool = False
     site: str | None = None
     workers: int = 1  # pipeline workers; 1 keeps one model in memory and answers in order
+    writing_after_s: float = WRITING_AFTER_S  # a slower answer shows "writing…" first (docbot.slack.progress)
 
 
 def slack_to_text(text: str) -> str:

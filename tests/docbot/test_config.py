@@ -184,6 +184,33 @@ def test_the_slack_server_limits_come_from_the_file_or_the_defaults(tmp_path: Pa
     assert opts["max_connections"] == MAX_CONNECTIONS and opts["request_timeout"] == REQUEST_TIMEOUT_S
 
 
+def test_the_llm_settings_come_from_llm_in_the_file_and_the_environment_beats_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("DOCBOT_LLM_MODEL", "DOCBOT_LLM_BASE_URL", "DOCBOT_LLM_CONTEXT", "DOCBOT_LLM_MAX_TOKENS",
+                 "DOCBOT_LLM_BUDGET"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "docbot.toml").write_text('[llm]\nmodel = "llamacpp:smollm2"\nbase_url = "http://127.0.0.1:8000/v1"\n'
+                                          'context = 2048\nmax_tokens = 300\nbudget_s = 90\n', encoding="utf-8")
+    settings = load_settings(config_path=str(tmp_path / "docbot.toml"))
+    assert (settings.llm, settings.llm_base_url, settings.llm_context, settings.llm_max_tokens,
+            settings.llm_budget_s) == ("llamacpp:smollm2", "http://127.0.0.1:8000/v1", 2048, 300, 90)
+    monkeypatch.setenv("DOCBOT_LLM_CONTEXT", "4096")
+    monkeypatch.setenv("DOCBOT_LLM_BUDGET", "2.5")
+    settings = load_settings(config_path=str(tmp_path / "docbot.toml"))
+    assert (settings.llm_context, settings.llm_budget_s) == (4096, 2.5)
+
+
+@pytest.mark.parametrize(("name", "value"), [("DOCBOT_LLM_CONTEXT", "2k"), ("DOCBOT_LLM_BUDGET", "-1"),
+                                             ("DOCBOT_LLM_MAX_TOKENS", "0"), ("DOCBOT_LLM_BUDGET", "nan")])
+def test_a_bad_llm_number_in_the_environment_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    monkeypatch.setenv(name, value)
+    (tmp_path / "docbot.toml").write_text("", encoding="utf-8")
+    code, out, err = docbot(tmp_path, capsys, "ask", "hello?")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert f"{name}={value!r} is not" in err and "set a number above 0, or unset it" in err
+
+
 def test_render_comes_from_the_command_line_over_the_file_over_the_default(tmp_path: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     import argparse

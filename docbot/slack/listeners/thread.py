@@ -1,4 +1,5 @@
-"""Mentions in channels and direct messages: answered in the question's thread, 👀 on the question meanwhile."""
+"""Mentions in channels and direct messages: answered in the question's thread, 👀 on the question meanwhile (and a
+"writing…" message the answer replaces, when it is slow: :mod:`docbot.slack.progress`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from slack_sdk import WebClient
 
 from docbot.slack.blocks import render_answer, render_error
 from docbot.slack.core import WORKING_REACTION, Listener, new_request_id, slack_to_text
+from docbot.slack.progress import ThreadProgress
 
 log = logging.getLogger(__name__)
 
@@ -34,23 +36,26 @@ class ThreadQuestions(Listener):
         channel, ts = str(event["channel"]), str(event["ts"])
         thread_ts = str(event.get("thread_ts") or ts)
         reacted = self._react(client, "reactions_add", channel, ts)
+        progress: ThreadProgress | None = None
         try:
             if not question:
                 client.chat_postMessage(channel=channel, thread_ts=thread_ts,
                                         text="Ask me a question about the docs, e.g. “how do I set a cookie?”")
                 return
+            progress = ThreadProgress(client, channel, thread_ts, self.work.settings.writing_after_s)
             context = self.work.context(channel, thread_ts) if event.get("thread_ts") else []
             answer = self.work.ask(question, context)
             answer_id = self.work.record(answer, origin, event.get("user"), channel, thread_ts)
-            message = render_answer(answer, answer_id)
-            client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=message.text, blocks=message.blocks,
-                                    unfurl_links=False, unfurl_media=False)
+            progress.deliver(render_answer(answer, answer_id), unfurl_links=False, unfurl_media=False)
         except Exception:  # noqa: BLE001
             request_id = new_request_id()
             log.exception("request %s: %s in %s failed for question %r", request_id, origin, channel, question[:200])
             error = render_error(request_id)
             try:
-                client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=error.text, blocks=error.blocks)
+                if progress is not None:
+                    progress.deliver(error)  # in place of a "writing…" message, if one was shown
+                else:
+                    client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=error.text, blocks=error.blocks)
             except Exception:  # noqa: BLE001
                 log.exception("request %s: could not post the error message either", request_id)
         finally:

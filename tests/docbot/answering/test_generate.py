@@ -1,21 +1,14 @@
-"""The LLM path against a real local fake of the OpenAI chat completions API on 127.0.0.1.
-
-openai ≥ 3 sends requests through httpx2, which respx does not see; a tiny real
-HTTP server exercises the whole client stack (retries, status codes) instead.
-"""
+"""The LLM path against a real local fake of the OpenAI chat completions API on 127.0.0.1 (fake_openai.py)."""
 
 from __future__ import annotations
 
-import http.server
-import json
 import logging
 import os
-import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
+from tests.docbot.answering.fake_openai import FakeOpenAI, fake_openai  # noqa: F401 - the fixture
 
 from docbot.answer import Status
 from docbot.errors import ConfigError, GenerationError
@@ -24,45 +17,6 @@ from docbot.config import Settings
 from docbot.pipeline import Pipeline
 
 PASSAGES = [Passage(1, "Uploading Files", ("Guide", "Uploading Files"), "Set MAX_CONTENT_LENGTH.")]
-
-
-class FakeOpenAI(http.server.BaseHTTPRequestHandler):
-    replies: list[tuple[int, str]] = []
-    seen: list[dict] = []
-    keys: list[str] = []  # the Authorization header of each request
-    delay = 0.0  # seconds before answering
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass
-
-    def do_POST(self) -> None:  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        FakeOpenAI.seen.append(body)
-        FakeOpenAI.keys.append(self.headers.get("Authorization", ""))
-        time.sleep(FakeOpenAI.delay)
-        status, content = FakeOpenAI.replies.pop(0) if FakeOpenAI.replies else (200, "ok [1]")
-        payload = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                   "choices": [{"index": 0, "finish_reason": "stop",
-                                "message": {"role": "assistant", "content": content}}],
-                   "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
-        data = json.dumps(payload if status == 200 else {"error": {"message": "boom"}}).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
-@pytest.fixture()
-def fake_openai() -> Iterator[str]:
-    """The base URL of a fake OpenAI-compatible server on 127.0.0.1."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    FakeOpenAI.replies, FakeOpenAI.seen, FakeOpenAI.keys, FakeOpenAI.delay = [], [], [], 0.0
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
 
 
 @pytest.fixture()
@@ -155,7 +109,7 @@ def test_a_slow_llm_is_given_up_within_the_budget_and_the_fallback_logged(
     FakeOpenAI.delay = 1.5  # longer than the budget below; the client's own timeout would wait it out
     slow = LLMGenerator(llm.chat, budget=0.3)
     started = time.monotonic()
-    with caplog.at_level(logging.WARNING, logger="docbot.pipeline"):
+    with caplog.at_level(logging.WARNING, logger="docbot.answering.generate"):
         answer = pipeline(slow).ask("How do I limit the upload size with MAX_CONTENT_LENGTH?")
     assert time.monotonic() - started < 1.2
     assert answer.status == Status.ANSWERED and answer.generator == "extractive"

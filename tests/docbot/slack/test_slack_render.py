@@ -251,3 +251,15 @@ def test_a_flagged_answer_shows_its_may_not_cover_line_first_with_a_warning() ->
     answer = replace(_answer(f"{FLAG_LINE}\n\nThe closest section says this. [1]", ["Guides"]), flagged=True)
     body = [b for b in render_answer(answer, 3).blocks if b["type"] == "section"]
     assert body[0]["text"]["text"].startswith(":warning: The documentation may not cover this question")
+
+
+def test_an_llm_fallback_says_why_in_the_footer_escaped() -> None:
+    ref = Reference(1, "http://docs.test/a.html#x", "X", ("A", "X"), "Guides", "demo")
+    answer = Answer("q", Status.ANSWERED, "Set it [1].", confidence=0.8, generator="extractive", references=(ref,),
+                    groups=group_references((ref,)),
+                    fallback="The LLM gave no answer within 90 s <!channel>; answered extractively")
+    footer = json.dumps([b for b in render_answer(answer).blocks if b["type"] == "context"], ensure_ascii=False)
+    assert "Extractive answer (quoted from the docs): The LLM gave no answer within 90 s" in footer
+    assert "<!channel>" not in footer
+    plain = json.dumps(render_answer(Answer("q", Status.ANSWERED, "Set it [1].", references=(ref,))).blocks)
+    assert "no LLM" in plain
