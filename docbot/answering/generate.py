@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from docbot.answering.compress import Fact, facts_of
-from docbot.answering.window import Messages, held_to_sources, pack
+from docbot.answering.window import Messages, held_to_sources, pack, states_a_fact
 from docbot.config import Settings
 from docbot.errors import ConfigError, GenerationError
 from docbot.providers import CHAT, NO_KEY, Spec
@@ -128,7 +128,8 @@ class LLMGenerator:
             text = self._within(packed.messages, deadline)
         if not text.strip():
             raise GenerationError("The LLM returned an empty answer; answered extractively")
-        return held_to_sources(text, packed.sent)
+        sent = [f for f in facts if f.n in packed.sent]
+        return states_a_fact(held_to_sources(text, packed.sent), sent, question)
 
     def window(self) -> int | None:
         """The context window: configured, else what the server reports (asked once), else None (unknown)."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from docbot.answering.compress import Fact
 from docbot.errors import GenerationError
 from docbot.references.scan import outside_code, sub_markers
+from docbot.text.words import tokenize
 
 CHARS_PER_TOKEN = 3.0
 MESSAGE_TOKENS = 8  # a chat template's tokens around one message (ChatML spends 5: <|im_start|>role\n…<|im_end|>\n)
@@ -93,3 +94,13 @@ def held_to_sources(text: str, sent: Sequence[int]) -> str:
     if not kept:
         raise GenerationError("The LLM's answer cites none of its sources with an [n] marker; answered extractively")
     return cleaned
+
+
+def states_a_fact(text: str, facts: Sequence[Fact], question: str) -> str:
+    """``text`` when it says at least one word of the facts it was shown that the question did not already say;
+    else :class:`GenerationError` ("The answer to your question is: [1] [2]." cites sources and says nothing)."""
+    said = set(tokenize(outside_code(text, lambda part: sub_markers(part, lambda blank, nums: blank))))
+    shown = set(tokenize(" ".join(f.text for f in facts))) - set(tokenize(question))
+    if not said & shown:
+        raise GenerationError("The LLM's answer says nothing its sources say; answered extractively")
+    return text

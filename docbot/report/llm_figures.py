@@ -24,6 +24,7 @@ REASONS = (
     ("server stopped mid-answer", "mid-answer"),
     ("no [n] marker for a source shown", "cites none of its sources"),
     ("empty answer", "empty answer"),
+    ("says nothing its sources say", "says nothing its sources say"),
 )
 
 

@@ -130,7 +130,8 @@ def markers(text: str) -> list[int]:
     return [int(n) for m in _MARKER.finditer(text) for n in m.group(1).split(",")]
 
 
-def assert_sound(answer: dict, kept_reasons: tuple[str, ...] = ("cites none of its sources", "empty answer")) -> None:
+def assert_sound(answer: dict, kept_reasons: tuple[str, ...] = ("cites none of its sources", "empty answer",
+                                                         "says nothing its sources say")) -> None:
     """What a user may rely on whatever the model wrote: every link lands on its page and fragment, every [n] is a
     listed reference, the --json contract holds, and an answer the LLM did not write says why (one of
     ``kept_reasons``: what a small model does, not a broken path)."""

@@ -40,7 +40,8 @@ def test_a_server_with_a_smaller_window_than_configured_is_learned_from_its_refu
     log = small.log_text()
     assert "exceed context window of 512" in log and '"POST /v1/chat/completions HTTP/1.1" 400' in log, log[-3000:]
     assert answer.status == "answered"
-    assert_sound(answer.to_json(), kept_reasons=("cites none of its sources", "empty answer", "context window"))
+    assert_sound(answer.to_json(), kept_reasons=("cites none of its sources", "empty answer",
+                                                 "says nothing its sources say", "context window"))
 
 
 def test_the_server_killed_mid_answer_gives_the_extractive_answer(requests_site: Site, tmp_path: Path,

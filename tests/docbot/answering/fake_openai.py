@@ -37,7 +37,7 @@ class FakeOpenAI(http.server.BaseHTTPRequestHandler):
         time.sleep(FakeOpenAI.delay)
         if epoch != FakeOpenAI.epoch:
             return
-        status, content = FakeOpenAI.replies.pop(0) if FakeOpenAI.replies else (200, "ok [1]")
+        status, content = FakeOpenAI.replies.pop(0) if FakeOpenAI.replies else (200, "Set MAX_CONTENT_LENGTH [1].")
         if status == 200 and body.get("stream"):  # docbot streams, to close a call it gives up on
             self.stream(body["model"], content)
             return

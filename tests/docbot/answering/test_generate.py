@@ -28,9 +28,9 @@ def test_the_api_key_goes_to_the_client_and_never_into_the_environment(fake_open
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     keyless = generator_from_settings(Settings(openai_base_url=fake_openai))  # a local server that wants no key
-    assert keyless is not None and keyless.generate("q", PASSAGES) == "ok [1]"
+    assert keyless is not None and keyless.generate("q", PASSAGES) == "Set MAX_CONTENT_LENGTH [1]."
     keyed = generator_from_settings(Settings(llm="qwen2.5:7b", openai_base_url=fake_openai, openai_api_key="sk-test"))
-    assert keyed is not None and keyed.generate("q", PASSAGES) == "ok [1]"
+    assert keyed is not None and keyed.generate("q", PASSAGES) == "Set MAX_CONTENT_LENGTH [1]."
     assert FakeOpenAI.keys == ["Bearer unused", "Bearer sk-test"] and "OPENAI_API_KEY" not in os.environ
     assert [sent["model"] for sent in FakeOpenAI.seen] == ["gpt-4o-mini", "qwen2.5:7b"]  # a bare name, colon and all
     assert "sk-test" not in repr(Settings(openai_api_key="sk-test"))
@@ -47,7 +47,7 @@ def test_ollama_names_a_local_server_and_a_model(fake_openai: str) -> None:
     assert isinstance(local, LLMGenerator)
     assert local.chat.model_name == "llama3.1:8b" and local.chat.openai_api_base == OLLAMA_URL
     elsewhere = generator_from_settings(Settings(llm="ollama:llama3.1:8b", openai_base_url=fake_openai))
-    assert elsewhere is not None and elsewhere.generate("q", PASSAGES) == "ok [1]"
+    assert elsewhere is not None and elsewhere.generate("q", PASSAGES) == "Set MAX_CONTENT_LENGTH [1]."
     assert FakeOpenAI.seen[-1]["model"] == "llama3.1:8b"
     with pytest.raises(ConfigError, match="ollama:llama3.1:8b"):
         generator_from_settings(Settings(llm="ollama"))
@@ -58,7 +58,7 @@ def pipeline(generator: LLMGenerator) -> Pipeline:
 
 
 def test_prompt_carries_numbered_sources_and_the_rules(llm: LLMGenerator) -> None:
-    assert llm.generate("limit uploads?", PASSAGES) == "ok [1]"
+    assert llm.generate("limit uploads?", PASSAGES) == "Set MAX_CONTENT_LENGTH [1]."
     sent = FakeOpenAI.seen[0]
     assert sent["model"] == "fake-model" and sent["temperature"] == 0
     prompt = "\n".join(m["content"] for m in sent["messages"])

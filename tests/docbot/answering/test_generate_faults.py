@@ -88,7 +88,7 @@ def test_settings_reach_the_generator_and_its_client(fake_openai: str) -> None:
                                           llm_max_tokens=200, llm_budget_s=90))
     assert isinstance(llm, LLMGenerator) and (llm.context, llm.max_tokens, llm.budget) == (2048, 200, 90)
     assert llm.chat.request_timeout == 90 and llm.chat.max_retries == 0 and llm.chat.max_tokens == 200
-    assert llm.generate("q?", [p for p in ask_passages()]) == "ok [1]"
+    assert llm.generate("q?", [p for p in ask_passages()]) == "Set MAX_CONTENT_LENGTH [1]."
     sent = FakeOpenAI.seen[-1]
     assert sent["model"] == "smollm2" and sent["stream"] is True
     assert sent["max_tokens"] == sent["max_completion_tokens"] == 200  # llama-cpp-python reads only max_tokens

@@ -61,3 +61,15 @@ def test_markers_of_sources_not_shown_are_dropped(text: str, kept: str) -> None:
 def test_an_answer_citing_nothing_it_was_shown_is_refused(text: str) -> None:
     with pytest.raises(GenerationError, match="cites none of its sources"):
         held_to_sources(text, (1, 2))
+
+
+def test_an_answer_that_cites_sources_but_says_nothing_they_say_is_refused() -> None:
+    from docbot.answering.window import states_a_fact
+
+    facts = [Fact(1, "MAX_CONTENT_LENGTH limits the size of an upload; larger ones get 413.", 0, rank=0)]
+    with pytest.raises(GenerationError, match="says nothing its sources say"):
+        states_a_fact("The answer to your question is: [1] [2].", facts, "How do I limit the upload size?")
+    with pytest.raises(GenerationError, match="says nothing its sources say"):
+        states_a_fact("You limit the upload size [1].", facts, "How do I limit the upload size?")  # the question back
+    said = "Set MAX_CONTENT_LENGTH [1]."
+    assert states_a_fact(said, facts, "How do I limit the upload size?") == said
