@@ -65,8 +65,10 @@ def narrow(found: Found, question: str, retriever: Retriever, doc_freq: DocFreq,
     of the best section (``guessed``: other sites may answer the question as well)."""
     if len(found.sites) < 2:
         return found
+    lead = (found.retrieval.leading or found.retrieval.hits)[:1]
     chosen = explicit_site(question, found.targets) or named_site(
-        question, found.sites, {site: doc_freq([site]) for site in found.sites})
+        question, found.sites, {site: doc_freq([site]) for site in found.sites},
+        (lead[0].site, lead[0].text) if lead else None)
     guessed = chosen is None and bool(found.retrieval.hits)
     if guessed:
         chosen = (found.retrieval.leading or found.retrieval.hits)[0].site  # best evidence, before ordering preferences

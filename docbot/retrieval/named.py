@@ -12,6 +12,11 @@ Flask's, where HTTP requests are everywhere) names its site only where the quest
 
 "How does Flask handle requests?" therefore names Flask only, and "How many requests may a client make?" names
 no site (retrieval then chooses, as for any question).
+
+A tool named in passing does not choose either: when the best section, found on another site, itself talks about
+the named site's tool (Flask's "app factories" section on creating the SQLAlchemy object, for "With an app factory,
+where do I create the SQLAlchemy db object?"), the question is about using that tool there, and the best section's
+site answers it.
 """
 
 from __future__ import annotations
@@ -26,13 +31,20 @@ _BEFORE = r"(?:with|using|via|in|from|through|into)"
 _AFTER = r"(?:library|package|module|docs|documentation|api|client|project)"
 
 
-def named_site(question: str, sites: Sequence[str], doc_freq: Mapping[str, tuple[Mapping[str, int], int]]) -> str | None:
-    """The one site of ``sites`` that ``question`` names, else None (none, or several).
+def named_site(question: str, sites: Sequence[str], doc_freq: Mapping[str, tuple[Mapping[str, int], int]],
+               best: tuple[str, str] | None = None) -> str | None:
+    """The one site of ``sites`` that ``question`` names, else None (none, several, or one named in passing).
 
     ``doc_freq`` maps each site to (token → chunks holding it, chunks): a name is an everyday word when one of
-    the other sites uses it on more than :data:`COMMON_SHARE` of its chunks."""
+    the other sites uses it on more than :data:`COMMON_SHARE` of its chunks. ``best`` is the best section's
+    (site, text): a section of another site that mentions the name, where it is no everyday word, keeps its site."""
     named = [site for site in sites if _names(question, site, _everyday(site, sites, doc_freq))]
-    return named[0] if len(named) == 1 else None
+    if len(named) != 1:
+        return None
+    if best is not None and best[0] != named[0] and best[0] in sites:
+        if not _everyday(named[0], [best[0]], doc_freq) and _names(best[1], named[0], everyday=False):
+            return None  # the tool named in passing: the best section's own site talks about it
+    return named[0]
 
 
 def _everyday(site: str, sites: Sequence[str], doc_freq: Mapping[str, tuple[Mapping[str, int], int]]) -> bool:

@@ -49,3 +49,19 @@ def test_a_name_no_other_site_uses_needs_no_cue() -> None:
                       {"requests": DOC_FREQ["requests"], "rust-book": DOC_FREQ["rust-book"]}) == "requests"
     assert named_site("how are requests sessions pooled", ["requests", "rust-book"],
                       {"requests": DOC_FREQ["requests"], "rust-book": DOC_FREQ["rust-book"]}) == "requests"
+
+
+def test_a_tool_named_in_passing_leaves_the_question_to_the_best_sections_site() -> None:
+    sites = ["flask", "sqlalchemy"]
+    freq = {"flask": ({"flask": 60, "sqlalchemi": 3}, 1000), "sqlalchemy": ({"session": 300}, 1000)}
+    question = "With an app factory, where do I create the SQLAlchemy db object?"
+    factories = ("flask", "Create the extension object first: db = SQLAlchemy(), then db.init_app(app).")
+    assert named_site(question, sites, freq) == "sqlalchemy"
+    assert named_site(question, sites, freq, best=factories) is None  # Flask's own section talks about it
+    assert named_site(question, sites, freq, best=("flask", "Application factories create the app.")) == "sqlalchemy"
+    assert named_site(question, sites, freq, best=("sqlalchemy", "The Session is...")) == "sqlalchemy"
+
+
+def test_an_everyday_word_in_the_best_section_does_not_keep_its_site() -> None:
+    best = ("drf", "MultiPartParser parses multipart requests with file uploads.")
+    assert named_site("How do I send a multipart upload with requests?", SITES, DOC_FREQ, best=best) == "requests"
