@@ -27,6 +27,9 @@ from collections.abc import Mapping, Sequence
 from docbot.text.words import tokenize
 
 COMMON_SHARE = 0.01  # a name on more than 1 % of another site's chunks is an everyday word there
+# A name on more than 5 % of the best section's site's chunks is a common noun there ("requests": 40 % of Flask's),
+# not a tool its sections talk about ("SQLAlchemy": 1.4 % of Flask's).
+PASSING_SHARE = 0.05
 _BEFORE = r"(?:with|using|via|in|from|through|into)"
 _AFTER = r"(?:library|package|module|docs|documentation|api|client|project)"
 
@@ -42,18 +45,19 @@ def named_site(question: str, sites: Sequence[str], doc_freq: Mapping[str, tuple
     if len(named) != 1:
         return None
     if best is not None and best[0] != named[0] and best[0] in sites:
-        if not _everyday(named[0], [best[0]], doc_freq) and _names(best[1], named[0], everyday=False):
+        if not _everyday(named[0], [best[0]], doc_freq, PASSING_SHARE) and _names(best[1], named[0], everyday=False):
             return None  # the tool named in passing: the best section's own site talks about it
     return named[0]
 
 
-def _everyday(site: str, sites: Sequence[str], doc_freq: Mapping[str, tuple[Mapping[str, int], int]]) -> bool:
+def _everyday(site: str, sites: Sequence[str], doc_freq: Mapping[str, tuple[Mapping[str, int], int]],
+              share: float = COMMON_SHARE) -> bool:
     tokens = tokenize(_words(site))
     for other in sites:
         if other == site or other not in doc_freq:
             continue
         freq, docs = doc_freq[other]
-        if docs and any(freq.get(token, 0) / docs > COMMON_SHARE for token in tokens):
+        if docs and any(freq.get(token, 0) / docs > share for token in tokens):
             return True
     return False
 

@@ -53,7 +53,7 @@ def test_a_name_no_other_site_uses_needs_no_cue() -> None:
 
 def test_a_tool_named_in_passing_leaves_the_question_to_the_best_sections_site() -> None:
     sites = ["flask", "sqlalchemy"]
-    freq = {"flask": ({"flask": 60, "sqlalchemi": 3}, 1000), "sqlalchemy": ({"session": 300}, 1000)}
+    freq = {"flask": ({"flask": 60, "sqlalchemi": 15}, 1000), "sqlalchemy": ({"session": 300}, 1000)}  # 1.5 %
     question = "With an app factory, where do I create the SQLAlchemy db object?"
     factories = ("flask", "Create the extension object first: db = SQLAlchemy(), then db.init_app(app).")
     assert named_site(question, sites, freq) == "sqlalchemy"
