@@ -21,6 +21,12 @@ from tests.browser import no_browser
 from tests.conftest import serve_directory
 
 SITES = Path(__file__).resolve().parents[2] / "build" / "sites"
+# where the element of id arguments[0] is: its top, the viewport's height and the page's scroll (None: no such id)
+WHERE_JS = """
+const el = document.getElementById(arguments[0]);
+if (!el) return null;
+return [el.getBoundingClientRect().top, window.innerHeight, Math.round(window.scrollY)];
+"""
 
 
 @contextmanager

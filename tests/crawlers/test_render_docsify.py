@@ -24,7 +24,7 @@ from docbot.indexing.chunk import chunk_sections
 from docbot.references.validator import ReferenceValidator
 from tests.browser import browser, in_view  # noqa: F401 - browser is a fixture
 from tests.conftest import serve_directory
-from tests.crawlers.rendered_sites import SITES, crawl_rendered, site_fixtures
+from tests.crawlers.rendered_sites import SITES, crawl_rendered, site_fixtures, WHERE_JS
 
 pytestmark = pytest.mark.slow
 
@@ -36,11 +36,6 @@ const content = document.querySelector('.markdown-section');
 if (!content) return null;
 return [Array.from(content.querySelectorAll('[id]'), e => e.id),
         Array.from(content.querySelectorAll('a.anchor'), a => a.getAttribute('href'))];
-"""
-_WHERE_JS = """
-const el = document.getElementById(arguments[0]);
-if (!el) return null;
-return [el.getBoundingClientRect().top, window.innerHeight, Math.round(window.scrollY)];
 """
 
 
@@ -129,7 +124,7 @@ def test_the_links_docbot_emits_land_on_their_section(crawled: tuple[CrawlResult
         browser.get(url)
         deadline, where = time.monotonic() + 15, None
         while time.monotonic() < deadline:
-            where = browser.execute_script(_WHERE_JS, heading_id)
+            where = browser.execute_script(WHERE_JS, heading_id)
             if where is not None and where[2] > 0 and -2 <= where[0] < where[1] / 4:
                 break
             time.sleep(POLL_S)

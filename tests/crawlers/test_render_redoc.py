@@ -18,7 +18,7 @@ from crawlers.fetch import RenderingFetcher
 from crawlers.model import Page, Section
 from docbot.references.validator import ReferenceValidator
 from tests.browser import browser, in_view  # noqa: F401 - browser is a fixture
-from tests.crawlers.rendered_sites import SITES, site_fixtures
+from tests.crawlers.rendered_sites import SITES, site_fixtures, WHERE_JS
 
 pytestmark = pytest.mark.slow
 
@@ -29,11 +29,6 @@ POLL_S = 0.1
 _DOM_IDS_JS = """
 return [Array.from(document.querySelectorAll('[id]'), e => e.id),
         Array.from(document.querySelectorAll('[data-section-id]'), e => e.getAttribute('data-section-id'))];
-"""
-_WHERE_JS = """
-const el = document.getElementById(arguments[0]);
-if (!el) return null;
-return [el.getBoundingClientRect().top, window.innerHeight, Math.round(window.scrollY)];
 """
 
 
@@ -135,7 +130,7 @@ def test_the_links_docbot_emits_land_on_their_section(crawled: tuple[CrawlResult
         url = str(outcome.output)
 
         def landed(driver: Any, fragment: str = fragment) -> bool:
-            where = driver.execute_script(_WHERE_JS, fragment)
+            where = driver.execute_script(WHERE_JS, fragment)
             return where is not None and where[2] > 0 and -2 <= where[0] < where[1] / 2
 
         assert settled(browser, url, landed), f"{url} did not land on its section"
