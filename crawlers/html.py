@@ -20,6 +20,10 @@ BLOCKS = frozenset(
     """p div ul ol dl dd table thead tbody tfoot tr blockquote section article header footer
     figure figcaption hr address details summary form fieldset center main aside caption""".split()
 )
+# Elements that start a line of code laid out in elements rather than newlines, and those that indent theirs a level.
+CODE_LINES = BLOCKS | {"li", "dt", "br", "pre"}
+CODE_INDENTS = frozenset({"ul", "ol", "dl", "blockquote"})
+CODE_INDENT = "  "
 PERMALINK_CHARS = "¶§#🔗 \t\n\u00b6\u200b"
 # An element at least this long (characters, whitespace not counted) whose text is at least this share link text,
 # within the page or not, is a list of links: as the main region, a table of contents and not the page (Texinfo's
@@ -133,3 +137,46 @@ def has_text(el: etree._Element) -> bool:
 def text_of(el: etree._Element) -> str:
     """All text inside ``el`` (its tail excluded), gathered by libxml2: ``"".join(el.itertext())``, faster."""
     return etree.tostring(el, method="text", encoding=str, with_tail=False)
+
+
+def holds_lines(el: etree._Element) -> bool:
+    """Whether ``el`` holds elements that break lines (a ``<code>`` that is a block of code, not a word of a sentence)."""
+    return next(el.iterdescendants(*CODE_LINES), None) is not None
+
+
+def lines_of(el: etree._Element) -> str:
+    """The text of ``el`` a line for each element in :data:`CODE_LINES`, indented a level for each list it sits in:
+    code laid out in elements instead of newlines (Redoc's JSON samples: ``<code>`` holding one ``<li>`` a key)."""
+    lines: list[str] = []
+    line: list[str] = []
+    depth = at = 0
+
+    def end_line() -> None:
+        text = " ".join("".join(line).split())
+        if text:
+            lines.append(CODE_INDENT * at + text)
+        line.clear()
+
+    def put(text: str | None) -> None:
+        nonlocal at
+        if text and text.strip():
+            if not "".join(line).strip():
+                at = depth  # the line's indent: the depth where its first word sits
+            line.append(text)
+
+    for event, node in etree.iterwalk(el, events=("start", "end")):
+        tag = node.tag if isinstance(node.tag, str) else ""
+        if event == "start":
+            if tag in CODE_LINES:
+                end_line()
+            depth += tag in CODE_INDENTS
+            if tag:
+                put(node.text)
+            continue
+        depth -= tag in CODE_INDENTS
+        if tag in CODE_LINES:
+            end_line()
+        if node is not el:
+            put(node.tail)
+    end_line()
+    return "\n".join(lines).replace("\xa0", " ")

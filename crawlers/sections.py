@@ -20,7 +20,7 @@ from crawlers.api_entries import (
 
 from crawlers.chrome import chrome_free_text, chrome_free_text_raw, is_chrome
 from crawlers.heading_anchors import marker_ids, resolve_heading
-from crawlers.html import BLOCKS, HEADINGS, link_text, text_of
+from crawlers.html import BLOCKS, HEADINGS, holds_lines, lines_of, link_text, text_of
 from crawlers.section_text import ExtractedSection, OpenSection, finish_sections
 
 MAX_SECTIONS = 20_000  # sections kept per page; the rest of a runaway page is ignored
@@ -273,7 +273,16 @@ def walk_sections(
             continue
         if action == _CODE:  # inline code: its highlighting spans carry no structure
             walker.skip_subtree()
-            cur.inline.append(text_of(el))
+            if not holds_lines(el):
+                cur.inline.append(text_of(el))
+                continue
+            # code whose lines are elements (Redoc's JSON samples: <code><ul><li>"Id": …</li>…</ul></code>) is a
+            # block of code; read as inline text it became one line of prose, its "sentences" taken for facts
+            if cur.inline:
+                cur.flush()
+            code = lines_of(el)
+            if code:
+                cur.add(f"```\n{code}\n```")
             continue
         if action == _PRE:
             if cur.inline:

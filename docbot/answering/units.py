@@ -1,9 +1,10 @@
 """What a section's text is made of for answering: sentences, list items and code blocks, and which may be facts.
 
 Pure. :func:`units` cuts a section into units in document order (a definition list's terms open their
-description's first sentence); :func:`answerable` says which prose can never be a fact (a question, a
-heading echo, navigation, a bare signature, a label, a version note); :func:`lead` is a section's opening,
-the fact of last resort. :mod:`docbot.answering.compress` scores and picks among them.
+description's first sentence; a JSON or YAML sample is a code block, :mod:`docbot.answering.samples`);
+:func:`answerable` says which prose can never be a fact (a question, a heading echo, navigation, a bare signature,
+a label, a version note, a data sample); :func:`lead` is a section's opening, the fact of last resort.
+:mod:`docbot.answering.compress` scores and picks among them.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+from docbot.answering.samples import fence_samples, is_sample
 from docbot.indexing.chunk import split_blocks
 
 MAX_UNIT_CHARS = 400  # a longer sentence is clipped at a word
@@ -61,7 +63,7 @@ def units(text: str) -> list[tuple[str, bool, bool]]:
         out.extend((t, False, False) for t in terms)
         terms.clear()
 
-    for block in split_blocks(text):
+    for block in fence_samples(split_blocks(text)):  # a JSON or YAML sample is code, wherever the page put it
         if _FENCE.match(block):
             spill()
             out.append((block, True, False))
@@ -91,7 +93,7 @@ def norm(text: str) -> str:
 
 
 def answerable(text: str, source: Source, question: str = "") -> bool:
-    """False for a question, a heading echo, navigation, a bare signature or label: never a fact."""
+    """False for a question, a heading echo, navigation, a bare signature or label, a data sample: never a fact."""
     words = text.split()
     if not words or not any(c.isalpha() for c in text):
         return False
@@ -104,6 +106,8 @@ def answerable(text: str, source: Source, question: str = "") -> bool:
     if _SIGNATURE.match(text) and not text.endswith("."):
         return False
     if _VERSION_NOTE.match(text) and "version" not in question.lower():
+        return False
+    if is_sample(text):  # a sample inside a paragraph of prose ("Example response: {"Id": …}")
         return False
     return not (len(words) <= 4 and not text.rstrip().endswith((".", "!")))  # labels: "Parameters:", "Return type:"
 
@@ -123,7 +127,7 @@ def trim_code(block: str) -> str:
 
 def lead(source: Source) -> str:
     """A section's first paragraph (or code block), shortened: the fact of last resort."""
-    blocks = split_blocks(source.text)
+    blocks = fence_samples(split_blocks(source.text))
     if not blocks:
         return ""
     first = blocks[0]

@@ -94,6 +94,15 @@ def test_every_operation_is_a_section_with_its_text(crawled: tuple[CrawlResult, 
     assert len(tags) >= len({tag for tag, _, _ in operations() if tag}) and "tag/Container" in tags
 
 
+def test_response_samples_are_code_blocks_not_prose(crawled: tuple[CrawlResult, RenderingFetcher, float]) -> None:
+    """Redoc lays a JSON sample out in elements inside <code> (no <pre>): the text keeps it a block of code, a line
+    a member, so answering never takes its "sentences" for facts."""
+    samples = [t.text for t in crawled[0].texts if t.path[-2:] == ("List containers", "Response samples")]
+    assert samples and '```\n[\n  {\n    "Command": "echo 1",\n' in samples[0]
+    prose = [block for t in crawled[0].texts for block in t.text.split("\n\n") if not block.startswith("```")]
+    assert not [block for block in prose if '"Id": ' in block and block.lstrip()[:1] in "[{"]
+
+
 def test_anchor_recall_against_the_dom_a_browser_renders(page: Page, base: str, browser: Any) -> None:
     """Every id of the rendered page (100 %), and every section Redoc links to, is in the map."""
     def ids(driver: Any) -> Any:

@@ -147,3 +147,29 @@ def test_a_page_without_an_h1_is_named_by_its_first_heading_not_by_title_and_sit
     ex = extract(html, "http://docs.test/ch04.html")
     assert ex.title == "What Is Ownership?"
     assert [s.path for s in ex.sections] == [("What Is Ownership?",), ("What Is Ownership?", "Ownership Rules")]
+
+
+def test_code_laid_out_in_elements_is_a_code_block_and_inline_code_stays_in_its_sentence() -> None:
+    # Redoc's JSON samples: <code> holding one <li> a member (as its jsonToHTML writes them), not a <pre>. Read as
+    # inline code, the sample became one line of prose and its "sentences" were answered as facts.
+    member = ('<li><div class="hoverable "><span class="property token string">"{}"</span>: '
+              '<span class="token string">"{}"</span><span class="token punctuation">,</span></div></li>')
+    members = "".join(member.format(k, v) for k, v in (("Id", "8dfafdbc3a40"), ("State", "running"), ("Status", "Up 2 hours")))
+    html = f"""<html><head><title>Docker Engine API</title></head><body><main>
+    <h2 id="operation/ContainerList">List containers</h2>
+    <p>Returns a list of containers. Run <code>docker ps</code> for the same list.</p>
+    <div>application/json</div>
+    <div class="redoc-json"><code><button class="collapser" aria-label="collapse"></button>
+    <span class="token punctuation">[</span><span class="ellipsis"></span><ul class="array collapsible">
+    <li><div class="hoverable "><button class="collapser" aria-label="collapse"></button>
+    <span class="token punctuation">{{</span><span class="ellipsis"></span><ul class="obj collapsible">{members}
+    <li><div class="hoverable "><span class="property token string">"Labels"</span>: <span class="token punctuation">{{ }}</span></div></li>
+    </ul><span class="token punctuation">}}</span></div></li></ul><span class="token punctuation">]</span></code></div>
+    </main></body></html>"""
+    text = by_anchor(extract(html, URL), "operation/ContainerList").text
+    assert text.split("\n\n") == [
+        "Returns a list of containers. Run docker ps for the same list.",
+        "application/json",
+        '```\n[\n  {\n    "Id": "8dfafdbc3a40",\n    "State": "running",\n    "Status": "Up 2 hours",\n'
+        '    "Labels": { }\n  }\n]\n```',
+    ]
