@@ -124,6 +124,15 @@ def _emit(answer: Answer, as_json: bool, out: TextIO) -> None:
     out.flush()
 
 
+def unindexed_note(known: list[str], indexed: list[str]) -> str | None:
+    """What a question across all sites does not search: sites configured (or crawled) but not indexed."""
+    missing = [site for site in known if site not in indexed]
+    if not missing:
+        return None
+    return (f"not searched, configured but not indexed: {', '.join(missing)} — run `docbot index --site {missing[0]}` "
+            f"(after `docbot crawl URL --site {missing[0]}` if it was never crawled)")
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.k is not None and args.k < 1:
         print("docbot ask: -k must be at least 1", file=sys.stderr)
@@ -163,6 +172,8 @@ def _answer(args: argparse.Namespace, settings: Settings, question: str,
         indexed = ", ".join(pipeline.index.sites()) or "none"
         raise SiteNotFound(f"Site {args.site!r} is not indexed (indexed: {indexed}) — run `docbot crawl URL --site "
                            f"{args.site}` and `docbot index --site {args.site}`, or pick another --site")
+    if args.site is None and (note := unindexed_note(settings.site_names(), pipeline.index.sites())):
+        print(f"docbot ask: {note}", file=sys.stderr)
     if args.batch is None:
         answer = pipeline.ask(question, site=args.site, k=args.k)
         if answer.status == Status.ERROR and not args.json:

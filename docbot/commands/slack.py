@@ -109,6 +109,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         raise ConfigError("Set SLACK_APP_TOKEN (xapp-…, Socket Mode: no public URL needed) or SLACK_SIGNING_SECRET "
                           "(HTTP mode: Slack posts to http://HOST:PORT/slack/events)")
 
+    from docbot.commands.ask import unindexed_note
     from docbot.pipeline import Pipeline
     from docbot.slack.app import DocbotSlack, SlackSettings, build_app, web_client
     from docbot.slack.server import EVENTS_PATH, make_http_server, start_socket_mode
@@ -119,6 +120,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if not indexed:
         raise IndexMissing(f"No index in {settings.data_dir}/ — run `docbot crawl URL --site NAME` and "
                            "`docbot index` before starting the bot")
+    if opts["site"] is None and (note := unindexed_note(settings.site_names(), indexed)):
+        print(f"docbot slack: {note}", file=sys.stderr)  # the bot answers from the indexed ones meanwhile
     pipeline.ask(WARM_UP_QUESTION)  # load the embedding model now, not on the first user's question
 
     client = web_client(token, api_url)

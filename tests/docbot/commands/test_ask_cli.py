@@ -56,3 +56,22 @@ def test_ask_on_a_real_site(capsys: pytest.CaptureFixture[str], tmp_path: Path,
         assert main([*common, "ask", "How do I set a timeout on a request?"]) == 0
         text = capsys.readouterr().out
         assert "Sources" in text and "[1]" in text and "extractive answer" in text
+        # A site in the config that was never indexed is not searched: the user is told which, and what to run
+        # (on stderr, so the answer and a --json object stay as they are).
+        config = tmp_path / "docbot.toml"
+        config.write_text(f'[[sites]]\nname = "requests"\nurl = "{base}"\n\n'
+                          '[[sites]]\nname = "git"\nurl = "http://127.0.0.1:9/"\n', encoding="utf-8")
+        assert main([*common, "--config", str(config), "ask", "--json", "How do I set a timeout on a request?"]) == 0
+        out, err = capsys.readouterr()
+        assert json.loads(out)["status"] == "answered"
+        assert "not indexed: git" in err and "docbot index --site git" in err and "requests" not in err
+        assert main([*common, "--config", str(config), "ask", "--site", "requests", "timeouts?"]) == 0
+        assert "not indexed" not in capsys.readouterr().err  # asked of one site: nothing else was to be searched
+
+
+def test_unindexed_note_names_what_is_not_searched() -> None:
+    from docbot.commands.ask import unindexed_note
+
+    assert unindexed_note(["flask", "git", "requests"], ["flask", "requests"]) is not None
+    assert "git" in (unindexed_note(["flask", "git"], ["flask"]) or "")
+    assert unindexed_note(["flask"], ["flask"]) is None
