@@ -183,7 +183,7 @@ class CrawlState:
         elsewhere = frozenset(prev.linked) if prev is not None else frozenset()
         try:
             ex = await self.parser.extract(result, elsewhere)
-        except Exception:  # noqa: BLE001 - one broken page must not stop the crawl
+        except Exception:  # one broken page must not stop the crawl
             log.exception("could not parse %s; skipped", canonical)
             self.claimed.discard(canonical)
             return self.failed(url, dataclasses.replace(result, error="parse_error"), prev, requested)
@@ -244,7 +244,7 @@ class CrawlState:
                     return
                 try:
                     ex = await self.parser.extract(result, elsewhere)
-                except Exception:  # noqa: BLE001 - it was parsed once; it keeps that
+                except Exception:  # it was parsed once; it keeps that
                     log.exception("could not parse %s again; its sections stay as split", url)
                     return
                 self.stats["bytes"] += len(result.body)
@@ -272,7 +272,7 @@ class CrawlState:
             try:
                 if not self.down():  # a site that is down is not asked for every one of its pages
                     await self.visit(url)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("unexpected error while crawling %s", url)
                 self.error("internal", url)
             finally:

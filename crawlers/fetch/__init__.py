@@ -13,11 +13,36 @@ from __future__ import annotations
 
 from crawlers.fetch.protocol import Fetch
 from crawlers.fetch.render import RENDER, RENDER_MODES, RenderingFetcher, RenderMode
-from crawlers.fetch.result import (CLIENT_ERR, CONNECT_ERR, DEADLINE_ERR, HTML_TYPES, HTTP_ERR, NOT_FOUND, NOT_HTML,
-                                   OFFSITE_REDIRECT, RATE_LIMITED, REDIRECT_LOOP, RENDER_ERR, SERVER_ERR, TIMEOUT_ERR,
-                                   TOO_MANY_REDIRECTS, FetchResult)
-from crawlers.fetch.static import (BACKOFF, DEADLINE, MAX_BYTES, MAX_REDIRECTS, MAX_RETRY_AFTER, RETRIES,
-                                   RETRY_STATUSES, TIMEOUT, USER_AGENT, Fetcher, parse_retry_after)
+from crawlers.fetch.result import (
+    CLIENT_ERR,
+    CONNECT_ERR,
+    DEADLINE_ERR,
+    HTML_TYPES,
+    HTTP_ERR,
+    NOT_FOUND,
+    NOT_HTML,
+    OFFSITE_REDIRECT,
+    RATE_LIMITED,
+    REDIRECT_LOOP,
+    RENDER_ERR,
+    SERVER_ERR,
+    TIMEOUT_ERR,
+    TOO_MANY_REDIRECTS,
+    FetchResult,
+)
+from crawlers.fetch.static import (
+    BACKOFF,
+    DEADLINE,
+    MAX_BYTES,
+    MAX_REDIRECTS,
+    MAX_RETRY_AFTER,
+    RETRIES,
+    RETRY_STATUSES,
+    TIMEOUT,
+    USER_AGENT,
+    Fetcher,
+    parse_retry_after,
+)
 
 __all__ = [
     "BACKOFF", "CLIENT_ERR", "CONNECT_ERR", "DEADLINE", "DEADLINE_ERR", "HTML_TYPES", "HTTP_ERR", "MAX_BYTES",

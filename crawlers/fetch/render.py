@@ -20,8 +20,8 @@ from collections.abc import Callable
 from typing import Literal, get_args
 
 from crawlers.errors import BrowserUnavailable
-from crawlers.fetch.protocol import Fetch
 from crawlers.fetch.browser import MAX_TABS, PAGE_TIMEOUT, Browser
+from crawlers.fetch.protocol import Fetch
 from crawlers.fetch.result import HTML_TYPES, RENDER_ERR, FetchResult
 from crawlers.fetch.routes import MAX_ROUTES, compose, route_links, title_of
 from crawlers.fetch.shell import Shell, shell_evidence

@@ -23,9 +23,22 @@ from urllib.parse import urljoin
 
 import httpx
 
-from crawlers.fetch.result import (CLIENT_ERR, CONNECT_ERR, DEADLINE_ERR, HTML_TYPES, HTTP_ERR, NOT_FOUND, NOT_HTML,
-                                   OFFSITE_REDIRECT, RATE_LIMITED, REDIRECT_LOOP, SERVER_ERR, TIMEOUT_ERR,
-                                   TOO_MANY_REDIRECTS, FetchResult)
+from crawlers.fetch.result import (
+    CLIENT_ERR,
+    CONNECT_ERR,
+    DEADLINE_ERR,
+    HTML_TYPES,
+    HTTP_ERR,
+    NOT_FOUND,
+    NOT_HTML,
+    OFFSITE_REDIRECT,
+    RATE_LIMITED,
+    REDIRECT_LOOP,
+    SERVER_ERR,
+    TIMEOUT_ERR,
+    TOO_MANY_REDIRECTS,
+    FetchResult,
+)
 from crawlers.urls import origin, strip_userinfo
 
 log = logging.getLogger(__name__)

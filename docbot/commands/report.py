@@ -9,12 +9,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from crawlers.model import load_maps
 from docbot.config import Environment, Settings
 from docbot.errors import ConfigError
 from docbot.report.llm_figures import llm_figures, render_llm
 from docbot.report.metrics import Thresholds
 from docbot.report.render import ReportData, render_html, render_json, render_markdown
-from crawlers.model import load_maps
 from docbot.report.run import build_report, load_cases, load_questions
 
 

@@ -110,9 +110,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                           "(HTTP mode: Slack posts to http://HOST:PORT/slack/events)")
 
     from docbot.pipeline import Pipeline
+    from docbot.reference_log import ReferenceLog
     from docbot.slack.app import DocbotSlack, SlackSettings, build_app, web_client
     from docbot.slack.server import EVENTS_PATH, make_http_server, start_socket_mode
-    from docbot.reference_log import ReferenceLog
 
     pipeline = Pipeline.from_settings(settings)
     indexed = pipeline.index.sites()
