@@ -130,6 +130,7 @@ def test_report_with_fake_pipeline_and_real_server(site: str) -> None:
 
 def test_outputs_written_and_appended_to_job_summary(site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from docbot.commands.report import parse_base_urls, write_outputs
+    from docbot.config import load_settings
 
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n", encoding="utf-8")
@@ -137,7 +138,7 @@ def test_outputs_written_and_appended_to_job_summary(site: str, tmp_path: Path, 
     questions = [Question("s-3", "s", "out_of_scope", "Kubernetes?")]
     data = build_report(FakePipeline(site), questions, parse_base_urls([f"s={site}"]), Thresholds())
     assert data.passed
-    markdown = write_outputs(data, tmp_path / "out")
+    markdown = write_outputs(data, tmp_path / "out", summary=load_settings().github_step_summary)
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["report.html", "report.json", "report.md"]
     assert summary.read_text(encoding="utf-8") == "earlier step\n" + markdown
     assert "passed" in markdown
