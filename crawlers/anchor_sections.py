@@ -169,13 +169,13 @@ def close_anchor(sec: OpenSection, opened: list[OpenSection], linked: Mapping[st
     sec.flush()
     back = sec.before
     chars = sum(len(block) for block, _ in sec.blocks)
-    if back is not None and (chars < MIN_ANCHOR_SECTION_CHARS or (whole and _starts_heading(sec))):
-        if _fold(sec, back, opened, opens):
-            return False
+    if (back is not None and (chars < MIN_ANCHOR_SECTION_CHARS or (whole and _starts_heading(sec)))
+            and _fold(sec, back, opened, opens)):
+        return False
     link = linked.get(sec.anchor or "")
     sec.title = anchor_title(sec, link.text if link is not None else "")
     sec.short = sec.title
-    sec.path = sec.path + (sec.title,)
+    sec.path = (*sec.path, sec.title)
     return _starts_heading(sec)
 
 

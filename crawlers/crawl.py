@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -43,7 +43,7 @@ async def crawl(
     ``previous`` (``previous_mentions`` None: the last crawl saved none, so every page is parsed again;
     ``previous_pages``: the previous crawl's page texts, kept for pages that did not change; ``fetcher``: what gets the
     pages, :func:`open_fetcher`'s for ``config`` by default)."""
-    crawled_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    crawled_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     started = time.monotonic()
     fetcher = fetcher or open_fetcher(config, client)
     state = CrawlState(config, previous, previous_texts, fetcher, progress, previous_mentions, previous_pages)

@@ -18,14 +18,14 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from crawlers import fetch as f
 from crawlers.crawl_types import CrawlConfig, CrawlResult, CrawlStats
 from crawlers.cross_links import to_split
 from crawlers.diff import ChangeReport, diff_maps, merge_renames
 from crawlers.errors import StartURLError
 from crawlers.extract import EXTRACTOR_VERSION, Extracted
-from crawlers.fetch import Fetch, FetchResult
+from crawlers.fetch import Fetch, FetchError, FetchResult
 from crawlers.frontier import Frontier
+from crawlers.issues import TRANSIENT, CrawlIssue, ErrorKind, Visit
 from crawlers.mentions import RawMention, resolve_mentions, section_owners
 from crawlers.model import AnchorMap, Mention, Page, PageText, SectionText, SourceType
 from crawlers.pages import ParsePool, aggregate_pages, build_page, dir_alias, page_text
@@ -40,9 +40,6 @@ log = logging.getLogger("crawlers.crawl")
 
 MAX_ERROR_SAMPLES = 5
 SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")  # looked for under the start directory and the origin
-# Failures after which a previously known page is kept as last-known-good (flagged stale).
-TRANSIENT = frozenset({f.TIMEOUT_ERR, f.DEADLINE_ERR, f.CONNECT_ERR, f.HTTP_ERR, f.SERVER_ERR, f.RATE_LIMITED,
-                       f.CLIENT_ERR, f.REDIRECT_LOOP, f.TOO_MANY_REDIRECTS, f.RENDER_ERR, "parse_error"})
 
 
 class CrawlState:
@@ -83,8 +80,8 @@ class CrawlState:
         self.texts: dict[str, list[SectionText]] = {}
         self.aliases: dict[str, set[str]] = {}
         self.claimed: set[str] = set()
-        self.errors: Counter[str] = Counter()
-        self.samples: dict[str, list[str]] = {}
+        self.errors: Counter[ErrorKind] = Counter()
+        self.samples: dict[ErrorKind, list[str]] = {}
         self.stats = Counter[str]()
         self.done = 0
         self.parser = ParsePool(config.parse_processes)
@@ -94,7 +91,7 @@ class CrawlState:
         self._last_request = 0.0
 
     # -- frontier -------------------------------------------------------
-    def error(self, kind: str, url: str) -> None:
+    def error(self, kind: ErrorKind, url: str) -> None:
         self.errors[kind] += 1
         samples = self.samples.setdefault(kind, [])
         if len(samples) < MAX_ERROR_SAMPLES:
@@ -139,7 +136,7 @@ class CrawlState:
             return None, None
         return prev.etag, prev.last_modified
 
-    async def visit(self, url: str, start: bool = False) -> str:
+    async def visit(self, url: str, start: bool = False) -> Visit:
         """Fetch and record one URL; returns the outcome kind ("ok", "not_modified" or an error kind).
 
         The start URL may redirect anywhere (http → https, / → /en/latest/); the scope follows it.
@@ -155,10 +152,10 @@ class CrawlState:
         except ValueError:
             final = url
         requested = {normalize(u) for u in (url, *result.redirects) if is_http(u)}
-        if result.error == f.OFFSITE_REDIRECT:
-            self.error(f.OFFSITE_REDIRECT, url)
+        if result.error == FetchError.OFFSITE_REDIRECT:
+            self.error(FetchError.OFFSITE_REDIRECT, url)
             self.stats["skipped"] += 1
-            return f.OFFSITE_REDIRECT
+            return FetchError.OFFSITE_REDIRECT
         if start and not self.frontier.in_scope(final):
             log.info("start URL %s redirects to %s; crawling under %s", url, final, scope_prefix(final))
             self.frontier.prefix = scope_prefix(final)
@@ -166,13 +163,13 @@ class CrawlState:
         if result.not_modified:
             prev = prev or (self.previous.page(final) if self.previous else None)
             if prev is None:
-                self.error("unexpected_304", url)
-                return "unexpected_304"
+                self.error(CrawlIssue.UNEXPECTED_304, url)
+                return CrawlIssue.UNEXPECTED_304
             self.stats["not_modified"] += 1
             self.keep_previous(prev, requested - {prev.url}, stale=False)
             return "not_modified"
         if result.error is not None:
-            return self.failed(url, result, prev, requested)
+            return self.failed(url, result.error, result.status, prev, requested)
         canonical = final
         aliases = requested - {canonical}
         if canonical in self.claimed:
@@ -183,14 +180,14 @@ class CrawlState:
         elsewhere = frozenset(prev.linked) if prev is not None else frozenset()
         try:
             ex = await self.parser.extract(result, elsewhere)
-        except Exception:  # noqa: BLE001 - one broken page must not stop the crawl
+        except Exception:  # one broken page must not stop the crawl
             log.exception("could not parse %s; skipped", canonical)
             self.claimed.discard(canonical)
-            return self.failed(url, dataclasses.replace(result, error="parse_error"), prev, requested)
+            return self.failed(url, CrawlIssue.PARSE_ERROR, result.status, prev, requested)
         if result.truncated:
-            self.error("truncated", canonical)
+            self.error(CrawlIssue.TRUNCATED, canonical)
         if ex.too_deep:
-            self.error("too_deep", canonical)
+            self.error(CrawlIssue.TOO_DEEP, canonical)
         self.stats["fetched"] += 1
         self.stats["bytes"] += len(result.body)
         for link in self.record(canonical, result, ex, aliases, elsewhere):
@@ -244,7 +241,7 @@ class CrawlState:
                     return
                 try:
                     ex = await self.parser.extract(result, elsewhere)
-                except Exception:  # noqa: BLE001 - it was parsed once; it keeps that
+                except Exception:  # it was parsed once; it keeps that
                     log.exception("could not parse %s again; its sections stay as split", url)
                     return
                 self.stats["bytes"] += len(result.body)
@@ -252,18 +249,17 @@ class CrawlState:
 
         await asyncio.gather(*(one(url, frozenset(wanted)) for url, wanted in todo.items()))
 
-    def failed(self, url: str, result: FetchResult, prev: Page | None, requested: set[str]) -> str:
-        kind = result.error or "unknown"
+    def failed(self, url: str, kind: ErrorKind, status: int | None, prev: Page | None, requested: set[str]) -> ErrorKind:
         self.error(kind, url)
-        if kind == f.NOT_HTML:
+        if kind == FetchError.NOT_HTML:
             self.stats["skipped"] += 1
             return kind
         self.stats["failed"] += 1
         if kind in TRANSIENT and prev is not None:
             log.warning("%s failed (%s); keeping its last-known-good entry", url, kind)
             self.keep_previous(prev, requested - {prev.url}, stale=True)
-        elif kind == f.NOT_FOUND and prev is not None:
-            log.info("%s is gone (%s); removing it", url, result.status)
+        elif kind == FetchError.NOT_FOUND and prev is not None:
+            log.info("%s is gone (%s); removing it", url, status)
         return kind
 
     async def worker(self) -> None:
@@ -272,9 +268,9 @@ class CrawlState:
             try:
                 if not self.down():  # a site that is down is not asked for every one of its pages
                     await self.visit(url)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("unexpected error while crawling %s", url)
-                self.error("internal", url)
+                self.error(CrawlIssue.INTERNAL, url)
             finally:
                 self.done += 1
                 if self.progress:
@@ -312,11 +308,11 @@ class CrawlState:
         self.frontier.mark(start)
         outcome = await self.visit(start, start=True)
         self.done += 1
-        if outcome == f.OFFSITE_REDIRECT:
+        if outcome == FetchError.OFFSITE_REDIRECT:
             raise StartURLError(f"Start URL {self.config.start_url} redirects to another origin — crawl the URL it "
                                 "redirects to, or list that origin in the site's allow_origins")
         if outcome not in ("ok", "not_modified") and start not in self.pages and (
-            self.previous is None or self.previous.page(start) is None or outcome == f.CONNECT_ERR
+            self.previous is None or self.previous.page(start) is None or outcome == FetchError.CONNECT
         ):
             raise StartURLError(f"Start URL {self.config.start_url} failed ({outcome}) — check the URL and that "
                                 "it serves an HTML page")
@@ -328,7 +324,7 @@ class CrawlState:
             bases = (self.frontier.prefix, origin)
             candidates = [*robots.sitemaps, *(base + name for base in bases for name in SITEMAPS)]
             for url in await discover(self.fetcher, candidates, self.may_fetch,
-                                      lambda url: self.error("offsite_sitemap", url)):
+                                      lambda url: self.error(CrawlIssue.OFFSITE_SITEMAP, url)):
                 self.admit(url)
         workers = [asyncio.create_task(self.worker()) for _ in range(max(1, self.config.concurrency))]
         try:
@@ -341,7 +337,7 @@ class CrawlState:
 
     def keep_unreached(self) -> None:
         """After the crawl's time limit: pages of the previous map not reached yet keep their entries as they were."""
-        self.error("max_time", self.config.start_url)
+        self.error(CrawlIssue.MAX_TIME, self.config.start_url)
         for url, prev in sorted(self.previous.pages.items()) if self.previous else ():
             if url not in self.pages:
                 self.keep_previous(prev, set(), stale=False)
@@ -366,8 +362,8 @@ class CrawlState:
             anchors_removed=d.anchors_removed,
             renames=d.renames,
             stale=tuple(sorted(u for u, p in pages.items() if p.stale)),
-            errors=dict(sorted((self.errors + self.frontier.rejected).items())),
-            error_samples={k: tuple(sorted(v)) for k, v in sorted(self.samples.items())},
+            errors={str(k): n for k, n in sorted((self.errors + Counter[ErrorKind](self.frontier.rejected)).items())},
+            error_samples={str(k): tuple(sorted(v)) for k, v in sorted(self.samples.items())},
             duration=duration,
         )
         stats = CrawlStats(**{k: self.stats[k] for k in ("requests", "fetched", "not_modified", "failed",

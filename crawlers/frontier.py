@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from crawlers.issues import CrawlIssue
 from crawlers.robots import Robots
 from crawlers.urls import in_scope, normalize
 
@@ -36,7 +37,7 @@ class Frontier:
     max_query_variants: int = MAX_QUERY_VARIANTS
     max_url_length: int = MAX_URL_LENGTH
     seen: set[str] = field(default_factory=set)
-    rejected: Counter[str] = field(default_factory=Counter)  # reason -> count
+    rejected: Counter[CrawlIssue] = field(default_factory=Counter)  # reason -> count
     blocked: list[str] = field(default_factory=list)  # a few URLs robots.txt disallowed
     _raw: set[str] = field(default_factory=set)
     _variants: Counter[str] = field(default_factory=Counter)
@@ -68,7 +69,7 @@ class Frontier:
         if len(self._raw) < MAX_RAW_SEEN:
             self._raw.add(url)
         if len(url) > self.max_url_length:
-            self.rejected["url_too_long"] += 1
+            self.rejected[CrawlIssue.URL_TOO_LONG] += 1
             return None
         try:
             canonical = normalize(url)
@@ -77,7 +78,7 @@ class Frontier:
         if canonical in self.seen or not self.in_scope(canonical):
             return None
         if self.robots is not None and not self.robots.allowed(canonical):
-            self.rejected["robots_disallowed"] += 1
+            self.rejected[CrawlIssue.ROBOTS_DISALLOWED] += 1
             if len(self.blocked) < 5:
                 self.blocked.append(canonical)
             self.seen.add(canonical)
@@ -85,13 +86,13 @@ class Frontier:
         path, _, query = canonical.partition("?")
         if query:
             if self._variants[path] >= self.max_query_variants:
-                self.rejected["query_variants"] += 1
+                self.rejected[CrawlIssue.QUERY_VARIANTS] += 1
                 return None
             self._variants[path] += 1
         if len(self.seen) >= self.max_pages:
-            if not self.rejected["max_pages"]:
+            if not self.rejected[CrawlIssue.MAX_PAGES]:
                 log.warning("max-pages cap of %d reached; not queueing more URLs", self.max_pages)
-            self.rejected["max_pages"] += 1
+            self.rejected[CrawlIssue.MAX_PAGES] += 1
             return None
         self.seen.add(canonical)
         return canonical

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
-from crawlers.fetch import CONNECT_ERR, TIMEOUT_ERR, Fetch
+from crawlers.fetch import Fetch, FetchError
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ async def fetch_robots(fetcher: Fetch, start_url: str, follow: Callable[[str], b
     allows everything."""
     agent = fetcher.user_agent.split("/", 1)[0]
     result = await fetcher.get(robots_url(start_url), html_only=False, retries=1, follow=follow)
-    if result.error in (CONNECT_ERR, TIMEOUT_ERR):
+    if result.error in (FetchError.CONNECT, FetchError.TIMEOUT):
         return Robots(None, agent, reachable=False)
     if result.status in (401, 403):
         log.warning("robots.txt of %s answers %s: treating the site as disallowed", start_url, result.status)

@@ -8,8 +8,8 @@ table of contents) keeps only its prose. :func:`finish_sections` turns the opene
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from lxml import etree
 

@@ -14,10 +14,17 @@ from lxml import etree
 
 from crawlers.anchor_sections import ANCHOR, PageLink, anchor_ids, close_anchor, open_anchor, rejoin, starts_section
 from crawlers.api_entries import (
-    API_DL, API_HEADING_CLASSES, CALLABLE_DL, ENTRY_PART_TITLES, JAVA_SIGNATURE, MAX_API_TITLE, RUSTDOC_ANCHOR,
-    SYMBOL_HEADING, entry_dl, rustdoc_name,
+    API_DL,
+    API_HEADING_CLASSES,
+    CALLABLE_DL,
+    ENTRY_PART_TITLES,
+    JAVA_SIGNATURE,
+    MAX_API_TITLE,
+    RUSTDOC_ANCHOR,
+    SYMBOL_HEADING,
+    entry_dl,
+    rustdoc_name,
 )
-
 from crawlers.chrome import chrome_free_text, chrome_free_text_raw, is_chrome
 from crawlers.heading_anchors import marker_ids, resolve_heading
 from crawlers.html import BLOCKS, HEADINGS, holds_lines, lines_of, link_text, text_of
@@ -30,7 +37,7 @@ _TITLE_TAILS = (" - ", " — ", " – ", " | ", " · ", " :: ", ": ")  # what se
 ADMONITION_CLASSES = frozenset({"note", "tip", "warning", "caution", "important", "admonition"})
 _INLINE, _HEADING, _ENTRY, _PRE, _ITEM, _BLOCK, _CELL, _CODE = range(8)
 START_ACTIONS: dict[str, int] = {
-    **{t: _HEADING for t in HEADINGS}, **{t: _BLOCK for t in BLOCKS},
+    **dict.fromkeys(HEADINGS, _HEADING), **dict.fromkeys(BLOCKS, _BLOCK),
     "dt": _ENTRY, "pre": _PRE, "li": _ITEM, "td": _CELL, "th": _CELL, "br": _CELL,
     "code": _CODE, "kbd": _CODE, "samp": _CODE, "tt": _CODE, "var": _CODE,
 }
@@ -194,7 +201,7 @@ def walk_sections(
             short = rustdoc_name(anchor) or title
             if is_api and short != title:
                 title = short
-                path = path[:-1] + (title,)
+                path = (*path[:-1], title)
             sec = OpenSection(anchor, aliases, title, raw, "api" if is_api else "heading", path, short=short, sig=is_api)
             if opens is not None:
                 opens[el] = len(opened)

@@ -12,7 +12,6 @@ from typing import Any
 from crawlers.model import SourceType
 
 
-
 class Status(StrEnum):
     """What became of a question."""
 

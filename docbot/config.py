@@ -192,6 +192,12 @@ class Settings:
     local_backend: str | None = None  # env DOCBOT_LOCAL_BACKEND: the local embedder's "onnx" (default) or "torch"
     model_cache: Path | None = None  # env DOCBOT_MODEL_CACHE: where the local model's ONNX export is kept
     slack: SlackConfig = field(default_factory=SlackConfig)
+    slack_bot_token: str | None = field(default=None, repr=False)  # env SLACK_BOT_TOKEN
+    slack_app_token: str | None = field(default=None, repr=False)  # env SLACK_APP_TOKEN (Socket Mode)
+    slack_signing_secret: str | None = field(default=None, repr=False)  # env SLACK_SIGNING_SECRET (HTTP mode)
+    slack_api_url: str | None = None  # env SLACK_API_URL (a local fake Web API in tests)
+    port: str | None = None  # env PORT as given: only the slack command reads it, so only it says when it is no port
+    github_step_summary: str | None = None  # env GITHUB_STEP_SUMMARY: CI's job summary, where the report is appended
     text_fragments: bool = True  # [validator] text_fragments: links land on the quoted sentence (#id:~:text=…)
     fresh_directives: bool = True  # [validator] fresh_directives: check a cited page is unchanged (docbot.freshness)
     fresh_directives_ttl: float = 300.0  # [validator] fresh_directives_ttl: seconds a page's check holds
@@ -279,6 +285,9 @@ def load_settings(
         model_cache=env.model_cache,
         slack=SlackConfig(slack.command, slack.public, slack.site, slack.port, slack.host, slack.max_connections,
                           slack.request_timeout),
+        slack_bot_token=env.slack_bot_token, slack_app_token=env.slack_app_token,
+        slack_signing_secret=env.slack_signing_secret, slack_api_url=env.slack_api_url, port=env.port,
+        github_step_summary=env.github_step_summary,
         text_fragments=file.validator.text_fragments,
         fresh_directives=file.validator.fresh_directives,
         fresh_directives_ttl=file.validator.fresh_directives_ttl,

@@ -23,8 +23,16 @@ from docbot.answering.clarify import MAX_CONFIDENCE, Ambiguity, across_sites, wi
 from docbot.answering.compress import Similarity, compress
 from docbot.answering.confidence import signals
 from docbot.answering.extractive import ExtractiveGenerator
-from docbot.answering.gate import (FLAG_LINE, FLAGGED_CONFIDENCE, Decision, Evidence, GateModel, closest_topics, decide,
-                                  evidence)
+from docbot.answering.gate import (
+    FLAG_LINE,
+    FLAGGED_CONFIDENCE,
+    Decision,
+    Evidence,
+    GateModel,
+    closest_topics,
+    decide,
+    evidence,
+)
 from docbot.answering.generate import Generated, Generator, Passage, generate_or_fallback, generator_from_settings
 from docbot.answering.question import Turn, cited_before, clean_question, query_of
 from docbot.answering.quotes import quoted_passages

@@ -19,7 +19,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -143,7 +143,7 @@ def refresh_site(settings: Settings, site: str, force: bool, client: Any, index:
                 stats = index_site(settings, index, writer)
             except DocbotError as exc:
                 return SiteRefresh(site, config.start_url, False, changes, error=f"map updated but not indexed: {exc}")
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 log.debug("re-index of %s failed", site, exc_info=True)
                 return SiteRefresh(site, config.start_url, False, changes,
                                    error=f"map updated but re-index failed ({kept}): {type(exc).__name__}: {exc} — "
@@ -151,7 +151,7 @@ def refresh_site(settings: Settings, site: str, force: bool, client: Any, index:
             return SiteRefresh(site, config.start_url, True, changes, _as_dict(stats))
     except DocbotError as exc:  # another writer holds the site, or its files cannot be written
         return SiteRefresh(site, config.start_url, False, error=str(exc))
-    except Exception as exc:  # noqa: BLE001 - one broken site must not stop the others
+    except Exception as exc:  # one broken site must not stop the others
         log.debug("refresh of %s failed", site, exc_info=True)
         return SiteRefresh(site, config.start_url, False, error=f"crawl failed, previous map kept: {type(exc).__name__}: {exc}")
 
@@ -221,7 +221,7 @@ def refresh(
 
     ``links`` defaults to the reference log in the data directory.
     """
-    started = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    started = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     names = list(sites) or settings.site_names()
     if not names:
         raise SiteNotFound("No sites to refresh — add [[sites]] to docbot.toml or run `docbot crawl URL --site NAME`")

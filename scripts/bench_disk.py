@@ -25,11 +25,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from serve_docs import start  # noqa: E402
+from serve_docs import start
 
-import docbot.indexing.embed  # noqa: E402
-from docbot.cli import main  # noqa: E402
-from docbot.indexing.embed import HashEmbedder  # noqa: E402
+import docbot.indexing.embed
+from docbot.cli import main
+from docbot.indexing.embed import HashEmbedder
 
 DEFAULT_ROOT = Path("/usr/share/doc/python-flask-doc/html")
 EDITED = "quickstart.html"

@@ -29,12 +29,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from crawlers.extract import extract  # noqa: E402
-from crawlers.model import AnchorMap, Page, SectionText  # noqa: E402
-from docbot.config import load_settings  # noqa: E402
-from docbot.indexing.embed import Embedder, HashEmbedder, LocalMiniLM  # noqa: E402
-from docbot.indexing.index import Index  # noqa: E402
-from docbot.updating import index_texts  # noqa: E402
+from crawlers.extract import extract
+from crawlers.model import AnchorMap, Page, SectionText
+from docbot.config import load_settings
+from docbot.indexing.embed import Embedder, HashEmbedder, LocalMiniLM
+from docbot.indexing.index import Index
+from docbot.updating import index_texts
 
 DEFAULT_ROOT = Path("/usr/share/doc/python3.11-doc/html")
 BASE = "http://127.0.0.1:8000/"
@@ -109,10 +109,10 @@ def matmul_ceiling(hidden: int, inner: int, threads: int, seconds: float = 3.0) 
 
 def efficiency(embedder: LocalMiniLM, texts: list[str], seconds: float) -> dict[str, float]:
     """Tokens/s the index run reached, the GFLOP/s that is, and the MatMul ceiling beside it."""
-    runner = embedder._load_onnx()  # noqa: SLF001 - the benchmark looks inside on purpose
+    runner = embedder._load_onnx()  # the benchmark looks inside on purpose
     if runner is None:  # no export: sentence-transformers ran, and the figures below are about onnxruntime
         return {}
-    config = json.loads((Path(embedder._model_dir()) / "config.json").read_text())  # noqa: SLF001
+    config = json.loads((Path(embedder._model_dir()) / "config.json").read_text())
     lengths = [len(e.ids) for e in runner.tokenizer.encode_batch(texts)]
     tokens = sum(lengths)
     mean = tokens / max(len(lengths), 1)

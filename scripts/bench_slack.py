@@ -39,14 +39,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import httpx  # noqa: E402
+import httpx
 
-from docbot.pipeline import Pipeline  # noqa: E402
-from docbot.slack.app import DocbotSlack, SlackSettings, build_app, web_client  # noqa: E402
-from docbot.slack.blocks import SEARCHING  # noqa: E402
-from docbot.slack.fake import BOT_TOKEN, SECRET, Call, FakeSlack, command_body, signed_headers  # noqa: E402
-from docbot.slack.server import make_http_server  # noqa: E402
-from docbot.reference_log import ReferenceLog  # noqa: E402
+from docbot.pipeline import Pipeline
+from docbot.reference_log import ReferenceLog
+from docbot.slack.app import DocbotSlack, SlackSettings, build_app, web_client
+from docbot.slack.blocks import SEARCHING
+from docbot.slack.fake import BOT_TOKEN, SECRET, Call, FakeSlack, command_body, signed_headers
+from docbot.slack.server import make_http_server
 
 ACK_LIMIT_S = 3.0  # Slack shows the user an error when the ack takes longer
 FLASK_DOCS = Path("/usr/share/doc/python-flask-doc/html")

@@ -21,12 +21,13 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from crawlers.model import AnchorMap, Page, Section  # noqa: E402
-from docbot.references.validator import ReferenceValidator, Source  # noqa: E402
+from crawlers.model import AnchorMap, Page, Section
+from docbot.references.validator import ReferenceValidator, Source
 
 DEFAULT_ROOT = Path("/usr/share/doc/python3.11-doc/html")
 BASE = "http://127.0.0.1:9/"
@@ -168,7 +169,7 @@ def bench_directives(amap: AnchorMap, data_dir: Path, count: int) -> None:
         kept = made = 0
         gc.collect()
         for body, sources in zip(bodies, quoting):
-            for run, sink in ((lambda: validator.validate(body, []), checked), (lambda: validator.validate(facts, sources), derived)):
+            for run, sink in ((partial(validator.validate, body, []), checked), (partial(validator.validate, facts, sources), derived)):
                 validator._cache.clear()
                 validator.directives._derived.clear()
                 if fresh:  # the pages' texts folded again (the site's anchor index stays, as in a running bot)

@@ -22,10 +22,10 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from crawlers.urls import split_directive  # noqa: E402
-from docbot.references.textfrag import parse  # noqa: E402
-from tests.browser import STILL_S, TEXT_MAP_JS, chromium, settled_scroll  # noqa: E402
-from tests.conftest import serve_directory  # noqa: E402
+from crawlers.urls import split_directive
+from docbot.references.textfrag import parse
+from tests.browser import STILL_S, TEXT_MAP_JS, chromium, settled_scroll
+from tests.conftest import serve_directory
 
 SITES = {
     "flask": "/usr/share/doc/python-flask-doc/html",
@@ -102,11 +102,11 @@ def main() -> int:
             start = found[0].start if found and found[0] is not None else ""
             anchor_y = settled_scroll(driver, bare, min_wait=STILL_S)
 
-            def on_quote(d: Any, y: int) -> bool:
+            def on_quote(d: Any, y: int, start: str = start, fragment: str = fragment) -> bool:
                 return bool(d.execute_script(ON_QUOTE_JS, start, fragment or None))
 
             # settled once on the quote inside its section; else waited out (past any fallback, up to 10 s)
-            y = settled_scroll(driver, url, lambda d, y: y == anchor_y or on_quote(d, y), min_wait=STILL_S)
+            y = settled_scroll(driver, url, lambda d, y, anchor_y=anchor_y, on_quote=on_quote: y == anchor_y or on_quote(d, y), min_wait=STILL_S)
             if on_quote(driver, y):
                 landed += 1
             elif y == anchor_y:

@@ -17,12 +17,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from crawlers.urls import join  # noqa: E402
-from docbot.references import headings as rank  # noqa: E402
-from docbot.report.metrics import CaseResult, RepairCase, is_case_right, is_wrong_rewrite  # noqa: E402
-from crawlers.model import load_maps  # noqa: E402
-from docbot.report.run import load_cases  # noqa: E402
-from docbot.references.validator import ReferenceValidator  # noqa: E402
+from crawlers.model import load_maps
+from crawlers.urls import join
+from docbot.references import headings as rank
+from docbot.references.validator import ReferenceValidator
+from docbot.report.metrics import CaseResult, RepairCase, is_case_right, is_wrong_rewrite
+from docbot.report.run import load_cases
 
 WRONG_COST = 3  # a wrong rewrite is worse than a drop
 SCORES = [round(0.40 + 0.05 * k, 2) for k in range(9)]  # 0.40 .. 0.80

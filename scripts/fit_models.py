@@ -27,11 +27,11 @@ from typing import Any
 
 from docbot.answer import Status
 from docbot.answering import confidence
+from docbot.answering.gate import FEATURES, GateModel
+from docbot.answering.gate_fit import EXAMPLES_FILE, Example, fit, leave_one_site_out, load_examples, save_examples
 from docbot.config import load_settings
 from docbot.indexing.embed import embedder_from_settings
-from docbot.answering.gate import FEATURES, GateModel
 from docbot.learn.linear import LinearModel
-from docbot.answering.gate_fit import EXAMPLES_FILE, Example, fit, leave_one_site_out, load_examples, save_examples
 from docbot.pipeline import Pipeline
 from docbot.report.heldout import collect_examples
 from docbot.report.metrics import normalize_link
@@ -104,7 +104,7 @@ def main() -> int:
                 rows.append((answer.signals, normalize_link(answer.references[0].url, base) in want))
     calibrator = confidence.fit(rows, meta={"fitted": date.today().isoformat()})
     (out / confidence.MODEL_FILE).write_text(json.dumps(calibrator.to_json(), indent=1) + "\n", encoding="utf-8")
-    buckets, ece = confidence.reliability([(calibrator.probability(v), ok) for v, ok in rows])
+    _buckets, ece = confidence.reliability([(calibrator.probability(v), ok) for v, ok in rows])
     print(f"confidence: {len(rows)} answered, {sum(ok for _, ok in rows)} with the right primary; ECE in sample {ece:.3f}")
     print(f"fit_models: wrote {out}/gate_model.json and {out}/{confidence.MODEL_FILE}")
     return 0

@@ -31,8 +31,8 @@ from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.browser import BrowserUnavailable, chromium, settled_scroll  # noqa: E402
-from tests.conftest import serve_directory  # noqa: E402
+from tests.browser import BrowserUnavailable, chromium, settled_scroll
+from tests.conftest import serve_directory
 
 S = "the copper heron juggles seven quiet lanterns"  # the sentence; no filler word repeats one of its words
 HEAD, TAIL = "the copper heron juggles", "seven quiet lanterns"
@@ -146,7 +146,7 @@ def cases() -> list[Case]:
         ("two <p>", "<p>" + HEAD + "</p><p>" + TAIL + "</p>"),
         ("inline-block span", HEAD + ' <span style="display:inline-block">' + TAIL + "</span>"),
     ):
-        wrapped = html if html.startswith("<table") or html.startswith("<p>") else "<div>" + html + "</div>"
+        wrapped = html if html.startswith(("<table", "<p>")) else "<div>" + html + "</div>"
         blocks.append(Case(f"across {label}, exact", wrapped, group="blocks"))
         blocks.append(Case(f"across {label}, range", wrapped, directive=_enc(HEAD) + "," + _enc(TAIL), group="blocks"))
     return c + chars + blocks

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from docbot.cli import main  # noqa: E402
+from docbot.cli import main
 
 GLOBAL_OPTIONS = ("--data-dir", "--anchor-maps", "--config")
 

@@ -35,12 +35,12 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 def installed(package: str) -> bool:
-    return subprocess.run(["dpkg", "-s", package], capture_output=True).returncode == 0
+    return subprocess.run(["dpkg", "-s", package], capture_output=True, check=False).returncode == 0
 
 
 def html_root(package: str) -> tuple[Path, str] | None:
     """(directory to serve, start page within it) of an installed package's HTML, or None when it has none."""
-    listing = subprocess.run(["dpkg", "-L", package], capture_output=True, text=True).stdout.split("\n")
+    listing = subprocess.run(["dpkg", "-L", package], capture_output=True, text=True, check=False).stdout.split("\n")
     pages = [Path(p) for p in listing if re.search(r"\.html?$", p) and Path(p).is_file()]
     if not pages:
         return None
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         url, server = serve(root)
         started = time.monotonic()
         done = subprocess.run([str(DOCBOT), "crawl", url + start, "--site", site, "--max-pages", str(args.max_pages),
-                               "--json"], env=env, capture_output=True, text=True)
+                               "--json"], env=env, capture_output=True, text=True, check=False)
         server.shutdown()
         if done.returncode != 0:
             print(f"[{n + 1}] {package}: crawl failed: {done.stderr.strip()[-300:]}")

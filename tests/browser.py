@@ -53,7 +53,7 @@ def chromium() -> Iterator[Any]:
     options.binary_location = binary
     try:
         session = webdriver.Chrome(options=options, service=Service(driver))
-    except Exception as exc:  # noqa: BLE001 - a browser that cannot start here is unavailable, not a failure
+    except Exception as exc:  # a browser that cannot start here is unavailable, not a failure
         shutil.rmtree(profile, ignore_errors=True)
         raise BrowserUnavailable(f"Chromium did not start: {type(exc).__name__}: {exc}") from exc
     try:

@@ -1,7 +1,7 @@
 """Fetching pages: the :class:`Fetch` seam the crawl calls, and the fetchers behind it.
 
 - :mod:`crawlers.fetch.protocol`: :class:`Fetch`, the seam.
-- :mod:`crawlers.fetch.result`: :class:`FetchResult` and the error kinds, the contract every fetcher returns.
+- :mod:`crawlers.fetch.result`: :class:`FetchResult` and its error kinds (:class:`FetchError`), the contract every fetcher returns.
 - :mod:`crawlers.fetch.static`: :class:`Fetcher`, HTTP as served (the only module of the crawler that calls httpx).
 - :mod:`crawlers.fetch.render`: :class:`RenderingFetcher`, the static fetch with application shells rendered in
   headless Chromium (:mod:`crawlers.fetch.browser`, the only one that drives a browser), decided by the evidence of
@@ -13,16 +13,23 @@ from __future__ import annotations
 
 from crawlers.fetch.protocol import Fetch
 from crawlers.fetch.render import RENDER, RENDER_MODES, RenderingFetcher, RenderMode
-from crawlers.fetch.result import (CLIENT_ERR, CONNECT_ERR, DEADLINE_ERR, HTML_TYPES, HTTP_ERR, NOT_FOUND, NOT_HTML,
-                                   OFFSITE_REDIRECT, RATE_LIMITED, REDIRECT_LOOP, RENDER_ERR, SERVER_ERR, TIMEOUT_ERR,
-                                   TOO_MANY_REDIRECTS, FetchResult)
-from crawlers.fetch.static import (BACKOFF, DEADLINE, MAX_BYTES, MAX_REDIRECTS, MAX_RETRY_AFTER, RETRIES,
-                                   RETRY_STATUSES, TIMEOUT, USER_AGENT, Fetcher, parse_retry_after)
+from crawlers.fetch.result import HTML_TYPES, FetchError, FetchResult
+from crawlers.fetch.static import (
+    BACKOFF,
+    DEADLINE,
+    MAX_BYTES,
+    MAX_REDIRECTS,
+    MAX_RETRY_AFTER,
+    RETRIES,
+    RETRY_STATUSES,
+    TIMEOUT,
+    USER_AGENT,
+    Fetcher,
+    parse_retry_after,
+)
 
 __all__ = [
-    "BACKOFF", "CLIENT_ERR", "CONNECT_ERR", "DEADLINE", "DEADLINE_ERR", "HTML_TYPES", "HTTP_ERR", "MAX_BYTES",
-    "MAX_REDIRECTS", "MAX_RETRY_AFTER", "NOT_FOUND", "NOT_HTML", "OFFSITE_REDIRECT", "RATE_LIMITED", "REDIRECT_LOOP",
-    "RENDER", "RENDER_ERR", "RENDER_MODES", "RETRIES", "RETRY_STATUSES", "SERVER_ERR", "TIMEOUT", "TIMEOUT_ERR",
-    "TOO_MANY_REDIRECTS", "USER_AGENT", "Fetch", "FetchResult", "Fetcher", "RenderMode", "RenderingFetcher",
-    "parse_retry_after",
+    "BACKOFF", "DEADLINE", "HTML_TYPES", "MAX_BYTES", "MAX_REDIRECTS", "MAX_RETRY_AFTER", "RENDER", "RENDER_MODES",
+    "RETRIES", "RETRY_STATUSES", "TIMEOUT", "USER_AGENT", "Fetch", "FetchError", "FetchResult", "Fetcher", "RenderMode",
+    "RenderingFetcher", "parse_retry_after",
 ]

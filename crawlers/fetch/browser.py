@@ -138,7 +138,7 @@ class Browser:
             handle = await self._call(self._open, url)
         except BrowserUnavailable:
             raise
-        except Exception as exc:  # noqa: BLE001 - selenium's errors are many
+        except Exception as exc:  # selenium's errors are many
             raise _TabFailed(exc, browser) from exc
         try:
             last: tuple[int, int] | None = None
@@ -158,7 +158,7 @@ class Browser:
                     log.warning("%s did not render within %.0f s (%s)", url, self.timeout, why)
                     return Rendered(None, f"timeout after {self.timeout:.0f} s ({why})", now - started)
                 await asyncio.sleep(POLL_S)
-        except Exception as exc:  # noqa: BLE001 - selenium's errors are many
+        except Exception as exc:  # selenium's errors are many
             raise _TabFailed(exc, browser) from exc
         finally:
             await self._call(self._close_tab, handle)

@@ -20,9 +20,9 @@ from collections.abc import Callable
 from typing import Literal, get_args
 
 from crawlers.errors import BrowserUnavailable
-from crawlers.fetch.protocol import Fetch
 from crawlers.fetch.browser import MAX_TABS, PAGE_TIMEOUT, Browser
-from crawlers.fetch.result import HTML_TYPES, RENDER_ERR, FetchResult
+from crawlers.fetch.protocol import Fetch
+from crawlers.fetch.result import HTML_TYPES, FetchError, FetchResult
 from crawlers.fetch.routes import MAX_ROUTES, compose, route_links, title_of
 from crawlers.fetch.shell import Shell, shell_evidence
 from crawlers.fetch.static import MAX_BYTES
@@ -89,7 +89,7 @@ class RenderingFetcher:
             self._say_missing(str(exc))
             return result
         if rendered.html is None:
-            return dataclasses.replace(result, body=b"", error=RENDER_ERR, rendered=shell.reason)
+            return dataclasses.replace(result, body=b"", error=FetchError.RENDER_FAILED, rendered=shell.reason)
         self.rendered += 1
         routes = shell.root.routes if shell.root is not None else None
         page = rendered.html if routes is None else await self._routes(browser, result.final_url, rendered.html, shell)

@@ -1,4 +1,4 @@
-"""What one fetch gives back, whichever fetcher made it: :class:`FetchResult` and its error kinds.
+"""What one fetch gives back, whichever fetcher made it: :class:`FetchResult` and its error kinds (:class:`FetchError`).
 
 The contract of :class:`crawlers.fetch.Fetch`: the crawl loop reads nothing else. Errors are values (``error``),
 never exceptions.
@@ -8,23 +8,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 
-# Error kinds (FetchResult.error)
-TIMEOUT_ERR = "timeout"
-DEADLINE_ERR = "deadline"  # the whole request took longer than Fetcher.deadline
-CONNECT_ERR = "connect"
-HTTP_ERR = "http"  # any other transport error
-SERVER_ERR = "server_error"  # 5xx after retries
-RATE_LIMITED = "rate_limited"  # 429 after retries
-NOT_FOUND = "not_found"  # 404/410
-CLIENT_ERR = "client_error"  # other 4xx
-REDIRECT_LOOP = "redirect_loop"
-TOO_MANY_REDIRECTS = "too_many_redirects"
-NOT_HTML = "not_html"
-OFFSITE_REDIRECT = "offsite_redirect"
-RENDER_ERR = "render_failed"  # the browser did not give the page's rendered DOM (crawlers.fetch.render)
+
+
+class FetchError(StrEnum):
+    """Why a fetch gave no page (``FetchResult.error``); the crawl report counts them by these names."""
+
+    TIMEOUT = "timeout"
+    DEADLINE = "deadline"  # the whole request took longer than Fetcher.deadline
+    CONNECT = "connect"
+    HTTP = "http"  # any other transport error
+    SERVER_ERROR = "server_error"  # 5xx after retries
+    RATE_LIMITED = "rate_limited"  # 429 after retries
+    NOT_FOUND = "not_found"  # 404/410
+    CLIENT_ERROR = "client_error"  # other 4xx
+    REDIRECT_LOOP = "redirect_loop"
+    TOO_MANY_REDIRECTS = "too_many_redirects"
+    NOT_HTML = "not_html"
+    OFFSITE_REDIRECT = "offsite_redirect"
+    RENDER_FAILED = "render_failed"  # the browser did not give the page's rendered DOM (crawlers.fetch.render)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +44,7 @@ class FetchResult:
     body: bytes = b""
     content_type: str = ""
     encoding: str | None = None
-    error: str | None = None
+    error: FetchError | None = None
     truncated: bool = False  # body cut at max_bytes
     attempts: int = 1
     rendered: str | None = None  # why the body is the DOM a browser rendered (the shell's evidence), else None

@@ -23,9 +23,7 @@ from urllib.parse import urljoin
 
 import httpx
 
-from crawlers.fetch.result import (CLIENT_ERR, CONNECT_ERR, DEADLINE_ERR, HTML_TYPES, HTTP_ERR, NOT_FOUND, NOT_HTML,
-                                   OFFSITE_REDIRECT, RATE_LIMITED, REDIRECT_LOOP, SERVER_ERR, TIMEOUT_ERR,
-                                   TOO_MANY_REDIRECTS, FetchResult)
+from crawlers.fetch.result import HTML_TYPES, FetchError, FetchResult
 from crawlers.urls import origin, strip_userinfo
 
 log = logging.getLogger(__name__)
@@ -115,7 +113,7 @@ class Fetcher:
                 return await self._get(url, etag, last_modified, html_only, retries, follow)
         except TimeoutError:
             log.warning("%s took longer than %.0f s in all; given up", url, self.deadline)
-            return FetchResult(url, url, None, error=DEADLINE_ERR)
+            return FetchResult(url, url, None, error=FetchError.DEADLINE)
 
     async def _get(
         self,
@@ -145,13 +143,13 @@ class Fetcher:
             nxt = strip_userinfo(urljoin(current, location).partition("#")[0])
             if nxt in chain or nxt == current:
                 log.warning("redirect loop at %s (via %s)", url, " -> ".join(chain))
-                return FetchResult(url, nxt, result.status, tuple(chain), error=REDIRECT_LOOP, attempts=attempts)
+                return FetchResult(url, nxt, result.status, tuple(chain), error=FetchError.REDIRECT_LOOP, attempts=attempts)
             if follow is not None and not follow(nxt):
                 log.info("%s redirects out of scope to %s; not followed", url, nxt)
-                return FetchResult(url, nxt, result.status, tuple(chain), error=OFFSITE_REDIRECT, attempts=attempts)
+                return FetchResult(url, nxt, result.status, tuple(chain), error=FetchError.OFFSITE_REDIRECT, attempts=attempts)
             if len(chain) > MAX_REDIRECTS:
                 log.warning("more than %d redirects from %s", MAX_REDIRECTS, url)
-                return FetchResult(url, nxt, result.status, tuple(chain), error=TOO_MANY_REDIRECTS, attempts=attempts)
+                return FetchResult(url, nxt, result.status, tuple(chain), error=FetchError.TOO_MANY_REDIRECTS, attempts=attempts)
             current = nxt
 
     async def _get_with_retries(
@@ -162,7 +160,7 @@ class Fetcher:
         while True:
             attempt += 1
             result, location, retry_after = await self._once(url, current, headers, html_only, chain)
-            retryable = result.error in (TIMEOUT_ERR, CONNECT_ERR, HTTP_ERR) or result.status in RETRY_STATUSES
+            retryable = result.error in (FetchError.TIMEOUT, FetchError.CONNECT, FetchError.HTTP) or result.status in RETRY_STATUSES
             if not retryable or attempt > retries:
                 return result, location, attempt
             delay = self.backoff * (2 ** (attempt - 1))
@@ -191,7 +189,7 @@ class Fetcher:
                 retry_after = parse_retry_after(resp.headers.get("retry-after"))
                 error = _status_error(status)
                 if error is None and status != 304 and html_only and mime not in HTML_TYPES:
-                    error = NOT_HTML
+                    error = FetchError.NOT_HTML
                 body = b""
                 truncated = False
                 if error is None and status != 304:
@@ -204,13 +202,13 @@ class Fetcher:
                     retry_after,
                 )
         except httpx.TimeoutException:
-            return FetchResult(url, current, None, chain, error=TIMEOUT_ERR), None, None
+            return FetchResult(url, current, None, chain, error=FetchError.TIMEOUT), None, None
         except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError) as exc:
             log.debug("connect error for %s: %s", current, exc)
-            return FetchResult(url, current, None, chain, error=CONNECT_ERR), None, None
+            return FetchResult(url, current, None, chain, error=FetchError.CONNECT), None, None
         except httpx.HTTPError as exc:
             log.debug("http error for %s: %s", current, exc)
-            return FetchResult(url, current, None, chain, error=HTTP_ERR), None, None
+            return FetchResult(url, current, None, chain, error=FetchError.HTTP), None, None
 
     async def _read_capped(self, resp: httpx.Response, url: str) -> tuple[bytes, bool]:
         chunks: list[bytes] = []
@@ -245,16 +243,16 @@ def _origin(url: str) -> str | None:
         return None
 
 
-def _status_error(status: int) -> str | None:
+def _status_error(status: int) -> FetchError | None:
     if status < 400:
         return None
     if status in (404, 410):
-        return NOT_FOUND
+        return FetchError.NOT_FOUND
     if status == 429:
-        return RATE_LIMITED
+        return FetchError.RATE_LIMITED
     if status >= 500:
-        return SERVER_ERR
-    return CLIENT_ERR
+        return FetchError.SERVER_ERROR
+    return FetchError.CLIENT_ERROR
 
 
 def _with_attempts(result: FetchResult, attempts: int) -> FetchResult:

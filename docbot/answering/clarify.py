@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from docbot.answering.gate import coverage, hit_text
-from docbot.text.words import tokenize
 from docbot.retrieval.hybrid import Hit
+from docbot.text.words import tokenize
 
 SITE_SCORE_GAP = 0.2  # an option's section scores at least (1 - this) × the best fused score
 PAGE_SCORE_GAP = 0.1  # within one site the sections must be closer still

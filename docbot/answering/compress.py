@@ -22,8 +22,9 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, replace
+from functools import partial
 
 from docbot.answering.units import Source, answerable, clip, lead, norm, trim_code, units
 from docbot.text.words import tokenize
@@ -118,6 +119,11 @@ def _title_share(source: Source, weights: dict[str, float]) -> float:
     total = sum(weights.values()) or 1.0
     title = set(tokenize(" ".join((source.title, *source.path[-2:]))))
     return sum(w for t, w in weights.items() if t in title) / total
+
+
+def _shares_terms(terms: Set[str], unit: _Unit) -> bool:
+    """Whether ``unit`` carries any of ``terms``."""
+    return bool(unit.terms & terms)
 
 
 def _extend(chosen: _Unit, by_source: Sequence[_Unit], relevant: Callable[[_Unit], bool],
@@ -225,7 +231,7 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
         if len(facts) >= MIN_FACTS and score < STOP_SHARE * best:
             break
         text, code, used = _extend(unit, [u for u in candidates if u.n == unit.n and u not in picked],
-                                   lambda u: bool(u.terms & positive.keys()), code_ok)
+                                   partial(_shares_terms, positive.keys()), code_ok)
         if not code and text.rstrip().endswith(":"):  # an introduction with nothing it introduces is not given
             picked.extend(used)
             continue

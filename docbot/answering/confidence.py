@@ -13,6 +13,7 @@ site's calibrator fitted on the other sites only.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -63,7 +64,7 @@ def reliability(pairs: Sequence[tuple[float, bool]]) -> tuple[list[Bucket], floa
     """Reliability table over (confidence, right) pairs and the expected calibration error (0-1)."""
     buckets: list[Bucket] = []
     error = 0.0
-    for low, high in zip(BUCKETS, BUCKETS[1:]):
+    for low, high in itertools.pairwise(BUCKETS):
         inside = [(c, ok) for c, ok in pairs if low <= c < high]
         if inside:
             conf = sum(c for c, _ in inside) / len(inside)

@@ -45,8 +45,8 @@ from pathlib import Path
 from typing import Any
 
 from docbot.learn.linear import LinearModel
-from docbot.text.words import tokenize
 from docbot.retrieval.hybrid import Hit, Retrieval
+from docbot.text.words import tokenize
 
 FEATURES = ("dense", "coverage", "agreement", "unknown", "lexical")
 SITE_SCALED = frozenset({"dense", "agreement", "lexical"})  # measured relative to the site's probes

@@ -18,8 +18,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from docbot.learn import linear
 from docbot.answering.gate import FEATURES, Evidence, GateModel
+from docbot.learn import linear
 
 MAX_FIT_REFUSAL = 0.01  # share of answerable training questions the threshold may refuse (issue 26: ≤ 3 % held out)
 # Share of answerable training questions the flag threshold may refuse or flag (issue 26: at most 10 % of

@@ -153,7 +153,7 @@ class LLMGenerator:
                 box.pop("finish", None)
                 try:
                     reply = self.chat.invoke(prompt)
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     if stream is None or not _connection_failure(exc):
                         raise
                     reply = self.chat.invoke(prompt)  # the broken stream's connection went back to the pool, dead

@@ -112,7 +112,7 @@ def _answer_line(pipeline: Any, question: str, site: str | None, problem: str | 
     if problem is None:
         try:
             return pipeline.ask(question, site=site, k=k)  # bad input is an error answer already
-        except Exception as exc:  # noqa: BLE001 - one line must not stop the batch
+        except Exception as exc:  # one line must not stop the batch
             log.error("could not answer %r: %s", question[:200], exc, exc_info=log.isEnabledFor(logging.DEBUG))
             problem = f"could not answer ({type(exc).__name__}) — run with -vv for details"
     return Answer(question=clean_question(question)[0], status=Status.ERROR, answer=problem, error=problem)

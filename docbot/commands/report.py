@@ -9,12 +9,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from docbot.config import Environment, Settings
+from crawlers.model import load_maps
+from docbot.config import Settings
 from docbot.errors import ConfigError
 from docbot.report.llm_figures import llm_figures, render_llm
 from docbot.report.metrics import Thresholds
 from docbot.report.render import ReportData, render_html, render_json, render_markdown
-from crawlers.model import load_maps
 from docbot.report.run import build_report, load_cases, load_questions
 
 
@@ -83,14 +83,14 @@ def _progress(items: Iterable[Any], total: int, desc: str) -> Iterable[Any]:
     return tqdm(items, total=total, desc=desc, unit="q", file=sys.stderr)
 
 
-def write_outputs(data: ReportData, out: Path, extra: str = "") -> str:
-    """Write report.md/json/html into ``out`` (``extra`` Markdown after the report's); returns the Markdown."""
+def write_outputs(data: ReportData, out: Path, extra: str = "", summary: str | None = None) -> str:
+    """Write report.md/json/html into ``out`` (``extra`` Markdown after the report's) and append the Markdown to
+    the file ``summary`` names (CI's job summary, ``Settings.github_step_summary``); returns the Markdown."""
     out.mkdir(parents=True, exist_ok=True)
     markdown = render_markdown(data) + (f"\n{extra}" if extra else "")
     (out / "report.md").write_text(markdown, encoding="utf-8")
     (out / "report.json").write_text(render_json(data), encoding="utf-8")
     (out / "report.html").write_text(render_html(data), encoding="utf-8")
-    summary = Environment.read().github_step_summary
     if summary:
         with open(summary, "a", encoding="utf-8") as fh:
             fh.write(markdown)
@@ -136,7 +136,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         extra = render_llm(figures, settings.llm or "")
         Path(args.out).mkdir(parents=True, exist_ok=True)
         (Path(args.out) / "llm.json").write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
-    markdown = write_outputs(data, Path(args.out), extra)
+    markdown = write_outputs(data, Path(args.out), extra, settings.github_step_summary)
     print(render_json(data) if args.json else markdown, end="")
     for failure in data.failures:
         print(f"docbot report: {failure}", file=sys.stderr)

@@ -11,7 +11,7 @@ from importlib.resources import files
 from typing import Any
 
 from docbot.commands.args import site_name
-from docbot.config import Environment, Settings
+from docbot.config import Settings
 from docbot.errors import ConfigError, IndexMissing, InvalidConfig
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ def slack_options(args: argparse.Namespace, settings: Settings) -> dict[str, Any
     command = args.command or table.command or DEFAULT_COMMAND
     if not str(command).startswith("/") or " " in str(command):
         raise ConfigError(f"Slash command {command!r} must start with '/' and have no spaces, e.g. /docs")
-    port, env_port = args.port, Environment.read().port
+    port, env_port = args.port, settings.port
     if port is None and env_port:
         try:
             port = int(env_port)
@@ -97,11 +97,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.print_manifest:
         print(manifest(opts["command"], args.request_url), end="")
         return 0
-    env = Environment.read()
-    token = env.slack_bot_token or ""
-    app_token = "" if args.http else env.slack_app_token or ""
-    secret = env.slack_signing_secret or ""
-    api_url = env.slack_api_url
+    token = settings.slack_bot_token or ""
+    app_token = "" if args.http else settings.slack_app_token or ""
+    secret = settings.slack_signing_secret or ""
+    api_url = settings.slack_api_url
     if not token:
         raise ConfigError("SLACK_BOT_TOKEN is not set — create the app from `docbot slack --print-manifest`, install "
                           "it to your workspace, and export its Bot User OAuth Token (xoxb-…)")
@@ -111,9 +110,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
     from docbot.commands.ask import unindexed_note
     from docbot.pipeline import Pipeline
+    from docbot.reference_log import ReferenceLog
     from docbot.slack.app import DocbotSlack, SlackSettings, build_app, web_client
     from docbot.slack.server import EVENTS_PATH, make_http_server, start_socket_mode
-    from docbot.reference_log import ReferenceLog
 
     pipeline = Pipeline.from_settings(settings)
     indexed = pipeline.index.sites()

@@ -109,7 +109,7 @@ def export(model_dir: Path, dest: Path, reference: Any = None) -> Path:
             torch.onnx.export(
                 _LastHidden(model), (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"]), str(tmp),
                 input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["last_hidden_state"],
-                dynamic_axes={n: axes for n in ("input_ids", "attention_mask", "token_type_ids", "last_hidden_state")},
+                dynamic_axes=dict.fromkeys(("input_ids", "attention_mask", "token_type_ids", "last_hidden_state"), axes),
                 opset_version=OPSET, dynamo=False,
             )
         if reference is None:
@@ -202,7 +202,7 @@ class OnnxMiniLM:
         groups = self.batches([len(x) for x in ids])
         out: np.ndarray | None = None
         runs = (self._executor().map(lambda g: self._run([ids[i] for i in g]), groups)
-                if self.workers > 1 and len(groups) > 1 else map(lambda g: self._run([ids[i] for i in g]), groups))
+                if self.workers > 1 and len(groups) > 1 else (self._run([ids[i] for i in g]) for g in groups))
         for group, vectors in zip(groups, runs):
             if out is None:
                 out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)

@@ -34,12 +34,12 @@ from docbot.errors import EmbeddingMismatch, IndexMissing
 from docbot.indexing.bm25 import Lexical, chunk_set_hash
 from docbot.indexing.chunk import Chunk, chunk_sections
 from docbot.indexing.embed import Embedder, batched
-from docbot.indexing.title_vectors import HeadingVectors
+from docbot.indexing.generations import Generation, Generations, link_or_copy, served_sites
+from docbot.indexing.manifest import Manifest, collection_name
 from docbot.indexing.ranking_data import RankingData
 from docbot.indexing.segments import sweep_segments
 from docbot.indexing.store import make_client
-from docbot.indexing.generations import Generation, Generations, link_or_copy, served_sites
-from docbot.indexing.manifest import Manifest, collection_name
+from docbot.indexing.title_vectors import HeadingVectors
 from docbot.indexing.view import IndexView, Loaded, PageTextTable
 
 log = logging.getLogger(__name__)

@@ -16,8 +16,8 @@ from typing import Any
 
 from crawlers.model import AnchorMap, Mention, SectionText
 from docbot.indexing.chunk import Chunk
-from docbot.indexing.title_vectors import HeadingVectors
 from docbot.indexing.mentions import MentionIndex
+from docbot.indexing.title_vectors import HeadingVectors
 
 
 class RankingData:

@@ -25,9 +25,9 @@ from docbot.indexing.bm25 import Lexical
 from docbot.indexing.chunk import Chunk
 from docbot.indexing.embed import Embedder
 from docbot.indexing.generations import Generation
-from docbot.indexing.title_vectors import HeadingVectors
 from docbot.indexing.mentions import MentionIndex
 from docbot.indexing.ranking_data import RankingData
+from docbot.indexing.title_vectors import HeadingVectors
 
 log = logging.getLogger(__name__)
 

@@ -22,6 +22,7 @@ lacks ("very large result sets"), it is the one meant.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -113,7 +114,7 @@ class PageRanker:
             own = tuple(w for w in _content(title_words) if w.stem not in self.page_stems)
             if not own:
                 continue  # the page's own title: landing there is the same as dropping the fragment
-            joined = frozenset(a + b for a, b in zip(title_words, title_words[1:]))
+            joined = frozenset(a + b for a, b in itertools.pairwise(title_words))
             context = frozenset(stem(w) for p in s.path[:-1] for w in words(p)) - self.page_stems
             anchor_words = words(s.anchor)
             id_words = frozenset() if is_generated(s.anchor) else frozenset(

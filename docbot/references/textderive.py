@@ -46,7 +46,7 @@ def _pieces(passage: str) -> list[str]:
     untracked: When used…"), items joined with "; ", each sentence of a pair."""
     text = " ".join(passage.split()).removesuffix("…").rstrip()
     pieces = [text]
-    head, sep, rest = text.partition(": ")
+    _head, sep, rest = text.partition(": ")
     if sep and rest:
         pieces.append(rest)
     pieces += [part for part in text.split("; ") if part]
@@ -205,7 +205,7 @@ def derive(m: PageMatcher, fragment: str, passage: str) -> TextDirective | None:
     core = len(words) if len(words) <= SHORT_WORDS else MIN_START_WORDS + 1  # the fewest words any candidate has
     earlier = _Earlier(m, span, words)
     best: TextDirective | None = None
-    for context in range(0, 2 * MAX_CONTEXT_WORDS + 1):
+    for context in range(2 * MAX_CONTEXT_WORDS + 1):
         if best is not None and core + context >= best.words:
             break
         for before in range(min(context, MAX_CONTEXT_WORDS), -1, -1):

@@ -54,7 +54,7 @@ _UNMATCHABLE = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})
 
 def unmatchable(text: str) -> bool:
     """Whether ``text`` holds a character that browsers never match in a directive (see :data:`_UNMATCHABLE`)."""
-    return not text.isascii() and any(unicodedata.category(c) in _UNMATCHABLE for c in text) or any(
+    return (not text.isascii() and any(unicodedata.category(c) in _UNMATCHABLE for c in text)) or any(
         c < " " for c in text)
 
 

@@ -16,10 +16,19 @@ from dataclasses import dataclass
 
 from crawlers.urls import split_directive
 from docbot.answer import Group, LinkAction, LinkOutcome, Reference
-from docbot.references.grouping import group_of, group_references
 from docbot.references.directives import PageTexts
-from docbot.references.links import LinkChecker, SectionTexts, Checked, normalize_out, reference_url, with_directive
-from docbot.references.scan import BARE, DISGUISED, TRAILING, may_hide_urls, outside_code, sub_links, sub_markers, undisguise
+from docbot.references.grouping import group_of, group_references
+from docbot.references.links import Checked, LinkChecker, SectionTexts, normalize_out, reference_url, with_directive
+from docbot.references.scan import (
+    BARE,
+    DISGUISED,
+    TRAILING,
+    may_hide_urls,
+    outside_code,
+    sub_links,
+    sub_markers,
+    undisguise,
+)
 
 __all__ = ["PageTexts", "ReferenceValidator", "SectionTexts", "Source", "Validated"]
 
@@ -96,7 +105,7 @@ class ReferenceValidator(LinkChecker):
 
         text = outside_code(text, lambda part: self._undisguise(sub_markers(part, renumber), outcomes, approved))
         text = self._sweep(text, outcomes, approved)  # last: removing markers can glue a URL together
-        cited = list(order) if has_markers else [n for n in refs_data]
+        cited = list(order) if has_markers else list(refs_data)
         references = tuple(
             _renumbered(refs_data[n], i) for i, n in enumerate(cited, start=1)
         )
@@ -194,7 +203,7 @@ class ReferenceValidator(LinkChecker):
         for sweep in range(MAX_SWEEPS + 1):
             changed = False
 
-            def fix(m: re.Match[str]) -> str:
+            def fix(m: re.Match[str], sweep: int = sweep) -> str:
                 nonlocal changed
                 url = m.group(0).rstrip(TRAILING)
                 if url in approved:

@@ -17,7 +17,6 @@ from typing import Any
 from docbot.indexing.chunk import FENCED_BLOCK
 from docbot.text.words import stem
 
-
 FACT_SHARE = 0.6  # share of a fact's content words the answer must contain
 STOPWORDS = frozenset(
     "a about after all also an and any are as at be because been before being but by can could did do "

@@ -111,7 +111,7 @@ def own_rule(matcher: PageMatcher | None, fragment: str, directive: str) -> str:
     """docbot's verdict on a directive against the page as served now: "ok", or why it no longer lands."""
     if matcher is None:
         return "the page as served has no text a directive lands in"
-    found, others = parse(directive)
+    found, _others = parse(directive)
     if not found:
         return "no text= directive"
     for text in found:

@@ -15,7 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crawlers.urls import join, normalize, split_fragment
-from docbot.answer import ANSWERING, LinkAction, Status  # ANSWERING: a clarifying question comes with a best-effort answer
+from docbot.answer import (  # ANSWERING: a clarifying question comes with a best-effort answer
+    ANSWERING,
+    LinkAction,
+    Status,
+)
 from docbot.report.directive_figures import directive_failures, directive_rates, failing_links
 from docbot.report.facts import answer_figures
 

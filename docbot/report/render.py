@@ -14,7 +14,6 @@ from typing import Any
 
 from docbot.report.calibration import Calibration
 from docbot.report.directive_figures import directives_markdown
-from docbot.report.tradeoff import Tradeoff, tradeoff_markdown
 from docbot.report.metrics import (
     CaseResult,
     Metrics,
@@ -23,6 +22,7 @@ from docbot.report.metrics import (
     is_case_right,
     question_failures,
 )
+from docbot.report.tradeoff import Tradeoff, tradeoff_markdown
 
 HEADLINE = (
     ("link_validity", "Link validity (live)"),

@@ -12,18 +12,17 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import httpx
 
 from crawlers.urls import join
 from docbot.answer import Status
 from docbot.errors import ConfigError
-from docbot.report.directive_figures import own_verdict
-from docbot.report.live import DEFAULT_CONCURRENCY, check_links
 from docbot.report.calibration import calibrate
+from docbot.report.directive_figures import own_verdict
 from docbot.report.heldout import held_out_answers
-from docbot.report.tradeoff import tradeoff
+from docbot.report.live import DEFAULT_CONCURRENCY, check_links
 from docbot.report.metrics import (
     CaseResult,
     Metrics,
@@ -35,6 +34,7 @@ from docbot.report.metrics import (
     compute_metrics,
 )
 from docbot.report.render import ReportData
+from docbot.report.tradeoff import tradeoff
 
 Progress = Callable[[Iterable[Any], int, str], Iterable[Any]]
 
@@ -103,7 +103,7 @@ class _Failed:
 
     status = Status.ERROR
     references: tuple[Any, ...] = ()
-    timings_ms: dict[str, float] = {}
+    timings_ms: ClassVar[dict[str, float]] = {}
 
     def __init__(self, error: str) -> None:
         self.error = error

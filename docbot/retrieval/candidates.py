@@ -16,7 +16,6 @@ import numpy as np
 from docbot.indexing.chunk import Chunk
 from docbot.retrieval import features as feat
 
-
 MAX_HEADING_VECTORS = 50_000
 
 

@@ -44,9 +44,9 @@ def named_site(question: str, sites: Sequence[str], doc_freq: Mapping[str, tuple
     named = [site for site in sites if _names(question, site, _everyday(site, sites, doc_freq))]
     if len(named) != 1:
         return None
-    if best is not None and best[0] != named[0] and best[0] in sites:
-        if not _everyday(named[0], [best[0]], doc_freq, PASSING_SHARE) and _names(best[1], named[0], everyday=False):
-            return None  # the tool named in passing: the best section's own site talks about it
+    if (best is not None and best[0] != named[0] and best[0] in sites
+            and not _everyday(named[0], [best[0]], doc_freq, PASSING_SHARE) and _names(best[1], named[0], everyday=False)):
+        return None  # the tool named in passing: the best section's own site talks about it
     return named[0]
 
 
@@ -72,10 +72,7 @@ def _names(question: str, site: str, everyday: bool) -> bool:
         return False
     name = r"[\s_.-]+".join(re.escape(w) for w in words.split())
     pattern = re.compile(rf"(?<![\w.-])({name})(?![\w-])", re.IGNORECASE)
-    for match in pattern.finditer(question):
-        if not everyday or _used_as_name(question, match):
-            return True
-    return False
+    return any(not everyday or _used_as_name(question, match) for match in pattern.finditer(question))
 
 
 def _used_as_name(question: str, match: re.Match[str]) -> bool:

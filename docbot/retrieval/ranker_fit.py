@@ -10,8 +10,8 @@ rest. L2-penalised, Newton's method (:func:`docbot.learn.linear.fit_pairs`), det
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 

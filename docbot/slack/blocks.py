@@ -193,7 +193,7 @@ def render_answer(
 
     room = MAX_BLOCKS - len(head) - len(tail)
     if len(body) > room:
-        body = body[: room - 1] + [_context("_The answer was cut short here; the sources below have the rest._")]
+        body = [*body[:room - 1], _context("_The answer was cut short here; the sources below have the rest._")]
     blocks = [b.to_dict() for b in (*head, *body, *tail)]
     return Message(text=fallback_text(answer), blocks=blocks)
 

@@ -134,7 +134,7 @@ class Work:
         def run() -> None:
             try:
                 fn(*args)
-            except Exception:  # noqa: BLE001 - a worker must survive anything one request does
+            except Exception:  # a worker must survive anything one request does
                 log.exception("unhandled error in %s", getattr(fn, "__name__", fn))
 
         pool.submit(run)
@@ -149,7 +149,7 @@ class Work:
             return None
         try:
             return self.store.record(answer, origin, user, channel, thread_ts)
-        except Exception:  # noqa: BLE001 - disk full, locked database…: answering matters more
+        except Exception:  # disk full, locked database…: answering matters more
             log.exception("could not write the reference log; answering without feedback buttons")
             return None
 
@@ -158,7 +158,7 @@ class Work:
             return []
         try:
             return list(self.store.thread_turns(channel, thread_ts, CONTEXT_TURNS))
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("could not read the thread's earlier answers; answering without context")
             return []
 
@@ -169,7 +169,7 @@ class Work:
         if self.store is not None:
             try:
                 return self.store.first_seen(event_id)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("could not record the event id; de-duplicating in memory")
         now = time.time()
         with self._lock:
@@ -184,7 +184,7 @@ class Work:
     def respond_quietly(respond: Any, message: Message, **extra: Any) -> None:
         try:
             respond(text=message.text, blocks=message.blocks, **extra)
-        except Exception:  # noqa: BLE001 - Slack unreachable: the log is all we have
+        except Exception:  # Slack unreachable: the log is all we have
             log.exception("could not post to the response_url")
 
 

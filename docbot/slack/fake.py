@@ -54,7 +54,7 @@ class FakeSlack:
             def log_message(self, format: str, *args: object) -> None:  # noqa: A002
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
                 ctype = self.headers.get("Content-Type", "")
                 if "json" in ctype:

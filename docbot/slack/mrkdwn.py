@@ -195,7 +195,7 @@ def _hard_split(line: str, limit: int) -> list[str]:
         cut = cut if cut > limit // 2 else limit
         pieces.append(line[:cut])
         line = line[cut:].lstrip(" ")
-    return pieces + [line]
+    return [*pieces, line]
 
 
 def _split_part(part: str, limit: int) -> list[str]:

@@ -25,8 +25,8 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
-from http import HTTPStatus
 from concurrent.futures import ThreadPoolExecutor
+from http import HTTPStatus
 from typing import Any, BinaryIO
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 

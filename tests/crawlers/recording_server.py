@@ -50,7 +50,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self.recorder.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
         status, headers, body = self.recorder.routes.get(self.path, (404, {}, "not found"))
         if status == 200 and "ETag" in headers and self.headers.get("If-None-Match") == headers["ETag"]:

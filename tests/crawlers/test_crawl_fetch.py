@@ -23,9 +23,9 @@ def fetch(router: respx.MockRouter, url: str, **kwargs: object) -> tuple[object,
         delays.append(seconds)
 
     async def go() -> object:
-        async with httpx.AsyncClient(transport=httpx.MockTransport(router.async_handler)) as client:
-            async with Fetcher(client=client, sleep=sleep, backoff=0.5, **kwargs) as fetcher:  # type: ignore[arg-type]
-                return await fetcher.get(url)
+        async with (httpx.AsyncClient(transport=httpx.MockTransport(router.async_handler)) as client,
+                    Fetcher(client=client, sleep=sleep, backoff=0.5, **kwargs) as fetcher):  # type: ignore[arg-type]
+            return await fetcher.get(url)
 
     return asyncio.run(go()), delays
 
@@ -79,9 +79,9 @@ def test_conditional_get_sends_validators_and_reports_304() -> None:
     route = router.get(BASE + "a.html").mock(return_value=httpx.Response(304))
 
     async def go() -> object:
-        async with httpx.AsyncClient(transport=httpx.MockTransport(router.async_handler)) as client:
-            async with Fetcher(client=client) as fetcher:
-                return await fetcher.get(BASE + "a.html", etag='"abc"', last_modified="Mon, 01 Jan 2024 00:00:00 GMT")
+        async with (httpx.AsyncClient(transport=httpx.MockTransport(router.async_handler)) as client,
+                    Fetcher(client=client) as fetcher):
+            return await fetcher.get(BASE + "a.html", etag='"abc"', last_modified="Mon, 01 Jan 2024 00:00:00 GMT")
 
     result = asyncio.run(go())
     assert result.not_modified  # type: ignore[attr-defined]
@@ -115,9 +115,9 @@ def test_robots_rules_and_crawl_delay() -> None:
     router.get(BASE + "robots.txt").mock(return_value=httpx.Response(404))
 
     async def go() -> object:
-        async with httpx.AsyncClient(transport=httpx.MockTransport(router.async_handler)) as client:
-            async with Fetcher(client=client) as fetcher:
-                return await fetch_robots(fetcher, BASE)
+        async with (httpx.AsyncClient(transport=httpx.MockTransport(router.async_handler)) as client,
+                    Fetcher(client=client) as fetcher):
+            return await fetch_robots(fetcher, BASE)
 
     assert asyncio.run(go()).allowed(BASE + "anything")  # type: ignore[attr-defined]
 
@@ -138,8 +138,8 @@ def test_sitemap_index_and_gzip_discovery() -> None:
     router.get(BASE + "part.xml.gz").mock(return_value=httpx.Response(200, content=gzip.compress(SITEMAP)))
 
     async def go() -> list[str]:
-        async with httpx.AsyncClient(transport=httpx.MockTransport(router.async_handler)) as client:
-            async with Fetcher(client=client) as fetcher:
-                return await discover(fetcher, [BASE + "sitemap.xml"])
+        async with (httpx.AsyncClient(transport=httpx.MockTransport(router.async_handler)) as client,
+                    Fetcher(client=client) as fetcher):
+            return await discover(fetcher, [BASE + "sitemap.xml"])
 
     assert asyncio.run(go()) == ["http://docs.test/a.html", "http://docs.test/b.html"]

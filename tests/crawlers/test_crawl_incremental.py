@@ -32,7 +32,7 @@ def pages(**override: object) -> dict[str, object]:
 
 def conditional_site(content: dict[str, object]) -> respx.MockRouter:
     """Like ``site`` but answering 304 when If-None-Match matches the page's ETag."""
-    def handler(path: str, html: str):  # noqa: ANN202
+    def handler(path: str, html: str):
         etag = f'"{hash(html) & 0xFFFF}"'
 
         def respond(request: httpx.Request) -> httpx.Response:
@@ -108,13 +108,13 @@ def test_renamed_by_text_when_title_changed() -> None:
     assert [(r.old, r.new) for r in second.report.renames] == [("setting-up", "install")]
 
 
-def _raise(exc: Exception):  # noqa: ANN202
+def _raise(exc: Exception):
     def handler(request: httpx.Request) -> httpx.Response:
         raise exc
     return handler
 
 
-def _crawl_site(router: respx.MockRouter, tmp_path: Path, force: bool = False):  # noqa: ANN202
+def _crawl_site(router: respx.MockRouter, tmp_path: Path, force: bool = False):
     """The site crawled as `docbot crawl` does: (the crawl, the generation it was staged as)."""
     async_client = httpx.AsyncClient(transport=httpx.MockTransport(router.async_handler))
     config = CrawlConfig(site="t", start_url=BASE, backoff=0.0, retries=0)
@@ -155,12 +155,12 @@ def test_section_texts_round_trip_line_separators_and_carriage_returns(tmp_path:
 
 
 def _crawl(router: respx.MockRouter, previous: AnchorMap | None = None, texts: object = (),
-           previous_pages: object = ()):  # noqa: ANN202
+           previous_pages: object = ()):
     import asyncio
 
     from crawlers.crawl import crawl
 
-    async def go():  # noqa: ANN202
+    async def go():
         async with httpx.AsyncClient(transport=httpx.MockTransport(router.async_handler)) as client:
             cfg = CrawlConfig(site="t", start_url=BASE, backoff=0.0, retries=1)
             return await crawl(cfg, previous, texts, client=client, previous_pages=previous_pages)  # type: ignore[arg-type]

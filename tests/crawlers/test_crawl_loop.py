@@ -142,7 +142,7 @@ def test_max_pages_caps_the_crawl() -> None:
 
 def test_robots_disallow_of_start_url_is_a_clear_error() -> None:
     router = site({"index.html": page("Home")}, robots="User-agent: *\nDisallow: /docs/\n")
-    with pytest.raises(StartURLError, match="robots.txt"):
+    with pytest.raises(StartURLError, match=r"robots\.txt"):
         run_crawl(router)
 
 

@@ -22,9 +22,9 @@ from crawlers.fetch import RenderingFetcher
 from crawlers.model import Page
 from docbot.indexing.chunk import chunk_sections
 from docbot.references.validator import ReferenceValidator
-from tests.browser import browser, in_view  # noqa: F401 - browser is a fixture
+from tests.browser import in_view
 from tests.conftest import serve_directory
-from tests.crawlers.rendered_sites import SITES, crawl_rendered, site_fixtures, WHERE_JS
+from tests.crawlers.rendered_sites import SITES, WHERE_JS, crawl_rendered, site_fixtures
 
 pytestmark = pytest.mark.slow
 

@@ -17,8 +17,8 @@ from crawlers.crawl import CrawlResult
 from crawlers.fetch import RenderingFetcher
 from crawlers.model import Page, Section
 from docbot.references.validator import ReferenceValidator
-from tests.browser import browser, in_view  # noqa: F401 - browser is a fixture
-from tests.crawlers.rendered_sites import SITES, site_fixtures, WHERE_JS
+from tests.browser import in_view
+from tests.crawlers.rendered_sites import SITES, WHERE_JS, site_fixtures
 
 pytestmark = pytest.mark.slow
 

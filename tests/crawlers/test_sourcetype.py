@@ -56,7 +56,7 @@ def test_markup_hint_only_when_no_url_rule_matches() -> None:
 
 
 def test_bad_rule_type_says_what_to_fix() -> None:
-    with pytest.raises(ValueError, match="docbot.toml"):
+    with pytest.raises(ValueError, match=r"docbot\.toml"):
         classify(BASE + "/a.html", [("/a.html", "Guide")])
 
 

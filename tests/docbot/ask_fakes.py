@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from crawlers.model import AnchorMap, Page, Section
+from docbot.indexing.bm25 import Lexical
 from docbot.indexing.chunk import Chunk, content_hash
 from docbot.indexing.embed import HashEmbedder
-from docbot.indexing.bm25 import Lexical
 from docbot.references.validator import ReferenceValidator
 
 BASE = "http://docs.test/"
@@ -49,7 +49,7 @@ def make_map(site: str = "demo", base: str = BASE, sections: Sequence[tuple] = t
         title = rows[0][3][0]
         pages[url] = Page(
             url=url, title=title, source_type=rows[0][5],
-            anchors=tuple(r[1] for r in rows) + ("top",),
+            anchors=(*tuple(r[1] for r in rows), "top"),
             sections=tuple(Section(r[1], r[2], len(r[3]), r[3], r[4]) for r in rows),
         )
     return AnchorMap(site=site, base_url=base, pages=pages)

@@ -113,14 +113,21 @@ def test_the_environment_is_read_here_once_and_beats_the_file(tmp_path: Path, mo
     for name, value in (("DOCBOT_EMBEDDINGS", "openai:text-embedding-3-large"), ("DOCBOT_RERANK_MODEL", "/r"),
                         ("DOCBOT_RANK_MODEL", "builtin"), ("DOCBOT_LLM_MODEL", "ollama:llama3.1:8b"),
                         ("OPENAI_BASE_URL", "http://127.0.0.1:9/v1"), ("OPENAI_API_KEY", "sk-secret"),
-                        ("DOCBOT_LOCAL_BACKEND", "torch"), ("DOCBOT_MODEL_CACHE", str(tmp_path / "cache"))):
+                        ("DOCBOT_LOCAL_BACKEND", "torch"), ("DOCBOT_MODEL_CACHE", str(tmp_path / "cache")),
+                        ("SLACK_BOT_TOKEN", "xoxb-secret"), ("SLACK_APP_TOKEN", "xapp-secret"),
+                        ("SLACK_SIGNING_SECRET", "sign-secret"), ("SLACK_API_URL", "http://127.0.0.1:9/api/"),
+                        ("PORT", "not a port"), ("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))):
         monkeypatch.setenv(name, value)
     settings = load_settings(config_path=str(tmp_path / "docbot.toml"))
     assert (settings.embeddings, settings.rerank_model, settings.rank_model, settings.llm) == (
         "openai:text-embedding-3-large", "/r", "builtin", "ollama:llama3.1:8b")
     assert (settings.openai_base_url, settings.openai_api_key) == ("http://127.0.0.1:9/v1", "sk-secret")
     assert settings.local_backend == "torch" and settings.model_cache == tmp_path / "cache"
-    assert "sk-secret" not in repr(settings)
+    assert (settings.slack_bot_token, settings.slack_app_token, settings.slack_signing_secret, settings.slack_api_url) == (
+        "xoxb-secret", "xapp-secret", "sign-secret", "http://127.0.0.1:9/api/")
+    assert settings.port == "not a port"  # loaded as given: only `docbot slack` says it is no port number
+    assert settings.github_step_summary == str(tmp_path / "summary.md")
+    assert not any(secret in repr(settings) for secret in ("sk-secret", "xoxb-secret", "xapp-secret", "sign-secret"))
     env = Environment.read({"XDG_CACHE_HOME": "/xdg", "SLACK_BOT_TOKEN": "xoxb-1", "PORT": ""})
     assert env.model_cache == Path("/xdg/docbot") and env.port is None and "xoxb-1" not in repr(env)
 

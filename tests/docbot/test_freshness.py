@@ -71,7 +71,7 @@ def directive_of(url: str) -> str | None:
 
 
 def test_an_unchanged_page_is_asked_once_per_ttl_with_a_conditional_request(site) -> None:
-    root, base, amap, texts = site
+    _root, base, amap, texts = site
     assert amap.page(base + "guide.html").last_modified  # the crawl recorded a validator to ask with
     clock = Clock()
     live = LivePages(clock=clock, timeout_s=SLOW_MACHINE_S)
@@ -115,7 +115,7 @@ def test_an_edited_page_gets_directives_from_its_text_as_served_now(site) -> Non
 
 
 def test_a_docs_server_that_does_not_answer_costs_one_request_per_ttl_and_no_directive(site) -> None:
-    root, base, amap, texts = site
+    _root, base, amap, texts = site
     clock = Clock()
     live = LivePages(clock=clock, timeout_s=SLOW_MACHINE_S)
     stored = texts[base + "guide.html"]

@@ -3,14 +3,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from tests.docbot.ask_fakes import OTHER_BASE, OTHER_SECTIONS, FakeIndex, make_chunks, make_map, make_validator
 
 from docbot.answer import Reference, Resolution, Status
 from docbot.answering.gate import FEATURES, GateModel
-from docbot.learn.linear import LinearModel
 from docbot.answering.question import MAX_QUESTION_CHARS, clean_question
+from docbot.learn.linear import LinearModel
 from docbot.pipeline import Pipeline
 from docbot.references.validator import ReferenceValidator
+from tests.docbot.ask_fakes import OTHER_BASE, OTHER_SECTIONS, FakeIndex, make_chunks, make_map, make_validator
 
 
 def pipeline() -> Pipeline:
@@ -142,9 +142,8 @@ def test_across_sites_a_question_no_site_covers_is_not_covered() -> None:
 
 
 def test_a_title_that_many_pages_share_is_named_with_its_page() -> None:
-    from tests.docbot.ask_fakes import SECTIONS
-
     from docbot.retrieval.hybrid import Hit
+    from tests.docbot.ask_fakes import SECTIONS
 
     rows = (
         ("create-index.html", "ci-examples", "Examples", ("CREATE INDEX", "Examples"), "heading", "Reference", "x"),

@@ -156,8 +156,8 @@ def test_a_logged_text_directive_is_checked_again_and_dropped_or_derived_anew(tm
     from crawlers.model import AnchorMap, Page, PageText, Section, map_path
     from crawlers.texts import write_page_texts
     from docbot.answer import Answer, Reference
-    from docbot.indexing.generations import Generations
     from docbot.config import load_settings
+    from docbot.indexing.generations import Generations
     from docbot.reference_log import ReferenceLog
     from docbot.refresh import logged_links, recheck_links
 

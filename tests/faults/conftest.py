@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
-
-import functools
 
 import pytest
 

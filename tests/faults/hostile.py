@@ -78,7 +78,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if body and self.command != "HEAD":
             self.wfile.write(body)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         s = self.state
         path = self.path.lstrip("/").partition("?")[0] or "index.html"
         s.hits[path] += 1

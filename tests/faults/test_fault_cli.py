@@ -100,7 +100,7 @@ def test_an_unreachable_chroma_server_is_one_line_from_every_command(cli: Cli, h
     monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test")
     monkeypatch.setenv("SLACK_SIGNING_SECRET", "secret")
     monkeypatch.setenv("CHROMA_URL", "http://127.0.0.1:1")  # nothing listens on port 1
-    code, out, err = cli(*args)
+    code, _out, err = cli(*args)
     assert code == 1 and one_line(err), err
     assert "Cannot reach a Chroma server at http://127.0.0.1:1 (CHROMA_URL): Connection refused — " in err
     assert ("start one there with "

@@ -37,7 +37,7 @@ def docbot(tmp: Path, *args: str, env: dict[str, str] | None = None) -> subproce
     cmd = [sys.executable, str(RUNNER), "--data-dir", str(tmp / "data"), "--anchor-maps", str(tmp / "maps"),
            "--config", str(tmp / "docbot.toml"), *args]
     return subprocess.run(cmd, cwd=tmp, env={**clean, "PYTHONPATH": str(ROOT), **(env or {})}, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, check=False)
 
 
 def leaks(tmp: Path, runs: list[subprocess.CompletedProcess[str]]) -> list[str]:

@@ -16,9 +16,9 @@ import pytest
 
 from crawlers.model import AnchorMap, Page, Section
 from docbot.answer import Answer, Reference, Status
-from docbot.slack.blocks import render_answer
 from docbot.references.scan import undisguise
 from docbot.references.validator import ReferenceValidator, Source
+from docbot.slack.blocks import render_answer
 from tests.faults.conftest import Cli
 from tests.faults.hostile import Hostile
 

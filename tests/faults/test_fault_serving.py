@@ -54,7 +54,7 @@ def run(tmp: Path, *args: str, data: Path | None = None) -> subprocess.Completed
     cmd = docbot(tmp, *args)
     if data is not None:
         cmd[cmd.index("--data-dir") + 1] = str(data)
-    return subprocess.run(cmd, capture_output=True, text=True, env=clean_env(), timeout=180, cwd=tmp)
+    return subprocess.run(cmd, capture_output=True, text=True, env=clean_env(), timeout=180, cwd=tmp, check=False)
 
 
 def ok(tmp: Path, *args: str) -> str:
@@ -209,11 +209,11 @@ def test_two_refreshes_of_one_site_take_turns_and_the_second_says_why(tmp_path: 
             assert first.poll() is None, "the first refresh ended while held"
         finally:
             hostile.released.set()
-        out, err = first.communicate(timeout=120)
+        _out, err = first.communicate(timeout=120)
     assert first.returncode == 0, err
     assert second.returncode == 1 and "Traceback" not in second.stderr
     assert "is being written by `docbot refresh` (pid" in second.stderr and "wait for it to finish" in second.stderr
-    number, amap = current_map(tmp_path)
+    _number, amap = current_map(tmp_path)
     assert amap.has_anchor(hostile.url + "p2.html#setup-2")  # the first refresh's map, never a stale one
     assert AnchorMap.load(tmp_path / "maps" / "w.json").has_anchor(hostile.url + "p2.html#setup-2")
 
@@ -223,7 +223,7 @@ def small_filesystem(path: Path, size: str) -> Iterator[Path]:
     """A tmpfs of ``size`` mounted at ``path`` (the full-disk tests need root to mount one)."""
     path.mkdir(parents=True, exist_ok=True)
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                             capture_output=True, text=True)
+                             capture_output=True, text=True, check=False)
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a small file system here ({mounted.stderr.strip()}); run the suite as root")
     try:
@@ -297,11 +297,11 @@ def test_a_read_only_data_dir_answers_read_only(tmp_path: Path) -> None:
         ok(tmp_path, "index")
     readonly = tmp_path / "readonly"
     readonly.mkdir()
-    bound = subprocess.run(["mount", "--bind", str(tmp_path / "data"), str(readonly)], capture_output=True, text=True)
+    bound = subprocess.run(["mount", "--bind", str(tmp_path / "data"), str(readonly)], capture_output=True, text=True, check=False)
     if bound.returncode != 0:
         pytest.skip(f"cannot bind-mount here ({bound.stderr.strip()}); run the suite as root")
     try:
-        assert subprocess.run(["mount", "-o", "remount,bind,ro", str(readonly)], capture_output=True).returncode == 0
+        assert subprocess.run(["mount", "-o", "remount,bind,ro", str(readonly)], capture_output=True, check=False).returncode == 0
         before = sorted(p.name for p in readonly.rglob("*"))
         asked = run(tmp_path, "ask", "--json", "How do I install widget 2?", data=readonly)
         assert asked.returncode == 0 and "Traceback" not in asked.stderr, asked.stderr

@@ -19,8 +19,17 @@ from docbot.slack.app import SlackSettings
 from docbot.slack.fake import BOT_USER, event_body, fake_slack
 from docbot.slack.progress import WRITING
 from tests.docbot.slack.slack_bot import JSON, start_bot
-from tests.local_llm.conftest import (CONTEXT, MAX_TOKENS, QUESTION, Server, Site, ask_json, assert_sound,
-                                      pipeline_for, use_llm)
+from tests.local_llm.conftest import (
+    CONTEXT,
+    MAX_TOKENS,
+    QUESTION,
+    Server,
+    Site,
+    ask_json,
+    assert_sound,
+    pipeline_for,
+    use_llm,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.local_llm]
 

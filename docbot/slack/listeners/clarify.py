@@ -53,7 +53,7 @@ class Clarify(Listener):
             else:
                 respond(text=reply.text, blocks=reply.blocks, response_type="ephemeral", replace_original=False,
                         unfurl_links=False, unfurl_media=False)
-        except Exception:  # noqa: BLE001
+        except Exception:
             request_id = new_request_id()
             log.exception("request %s: answering a clarifying option failed for %r", request_id, question[:200])
             self.work.respond_quietly(respond, render_error(request_id), response_type="ephemeral", replace_original=False)

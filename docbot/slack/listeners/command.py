@@ -33,7 +33,7 @@ class SlashCommand(Listener):
             public = self.work.settings.public
             message = render_answer(answer, answer_id, shareable=not public and answer.status != Status.ERROR)
             progress.deliver(message, "in_channel" if public else "ephemeral", unfurl_links=False, unfurl_media=False)
-        except Exception:  # noqa: BLE001
+        except Exception:
             request_id = new_request_id()
             log.exception("request %s: slash command failed for question %r", request_id, question[:200])
             replace = {"replace_original": True} if progress.stop() else {}

@@ -25,7 +25,7 @@ class Votes(Listener):
         if answer_id is not None and self.work.store is not None:
             try:
                 stored = self.work.store.add_feedback(answer_id, user, vote)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("could not store feedback for answer %s", answer_id)
         text = "Thanks for the feedback!" if stored else "Sorry, that feedback could not be saved."
         self.work.respond_quietly(respond, Message(text=text, blocks=[]), response_type="ephemeral",

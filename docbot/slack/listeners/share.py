@@ -23,7 +23,7 @@ class Share(Listener):
         if answer_id is not None and self.work.store is not None:
             try:
                 answer = self.work.store.get(answer_id)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("could not read answer %s", answer_id)
         if answer is None:
             gone = Message(text="Sorry, that answer is no longer available to share.", blocks=[])
@@ -33,7 +33,7 @@ class Share(Listener):
         try:
             respond(text=message.text, blocks=message.blocks, response_type="in_channel", replace_original=False,
                     unfurl_links=False, unfurl_media=False)
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("could not share answer %s", answer_id)
             return
         self.work.respond_quietly(respond, Message(text="", blocks=[]), delete_original=True)

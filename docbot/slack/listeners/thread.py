@@ -47,7 +47,7 @@ class ThreadQuestions(Listener):
             answer = self.work.ask(question, context)
             answer_id = self.work.record(answer, origin, event.get("user"), channel, thread_ts)
             progress.deliver(render_answer(answer, answer_id), unfurl_links=False, unfurl_media=False)
-        except Exception:  # noqa: BLE001
+        except Exception:
             request_id = new_request_id()
             log.exception("request %s: %s in %s failed for question %r", request_id, origin, channel, question[:200])
             error = render_error(request_id)
@@ -56,7 +56,7 @@ class ThreadQuestions(Listener):
                     progress.deliver(error)  # in place of a "writing…" message, if one was shown
                 else:
                     client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=error.text, blocks=error.blocks)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("request %s: could not post the error message either", request_id)
         finally:
             if reacted:

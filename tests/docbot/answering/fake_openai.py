@@ -11,25 +11,26 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from typing import ClassVar
 
 import pytest
 
 
 class FakeOpenAI(http.server.BaseHTTPRequestHandler):
-    replies: list[tuple[int, str]] = []
-    seen: list[dict] = []
-    keys: list[str] = []  # the Authorization header of each request
+    replies: ClassVar[list[tuple[int, str]]] = []
+    seen: ClassVar[list[dict]] = []
+    keys: ClassVar[list[str]] = []  # the Authorization header of each request
     delay = 0.0  # seconds before answering
     drip = 0.0  # seconds between streamed chunks
     die_after = -1  # streamed chunks before the connection is dropped (-1: never)
-    closed_at: list[float] = []  # when a streamed write found the client gone
+    closed_at: ClassVar[list[float]] = []  # when a streamed write found the client gone
     finish = "stop"  # the streamed answer's finish reason ("length": cut at max_tokens)
     epoch = 0  # one per test: a request a test gave up on must not take the next test's reply
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         FakeOpenAI.seen.append(body)
         FakeOpenAI.keys.append(self.headers.get("Authorization", ""))

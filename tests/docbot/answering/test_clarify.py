@@ -6,19 +6,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.docbot.ask_fakes import BASE, TIE_BASE, TIE_SECTIONS, FakeIndex, make_chunks, make_map
-
 from docbot.answer import Answer, Clarification, ClarifyOption, LinkAction, LinkOutcome, Status
 from docbot.answering.clarify import MIN_COVERAGE, across_sites, within_site
-from docbot.commands.ask import render_text
 from docbot.answering.confidence import SIGNALS
+from docbot.commands.ask import render_text
 from docbot.learn.linear import LinearModel
 from docbot.pipeline import Pipeline
+from docbot.reference_log import ReferenceLog
+from docbot.references.validator import ReferenceValidator
 from docbot.report.metrics import Question, QuestionResult, Thresholds, compute_metrics
 from docbot.report.render import ReportData, render_markdown
 from docbot.retrieval.hybrid import Hit
-from docbot.reference_log import ReferenceLog
-from docbot.references.validator import ReferenceValidator
+from tests.docbot.ask_fakes import BASE, TIE_BASE, TIE_SECTIONS, FakeIndex, make_chunks, make_map
 
 TIE = "How do sessions keep data between requests?"
 NEUTRAL = LinearModel.constant(SIGNALS)  # confidence 0.5 for every answer

@@ -8,8 +8,8 @@ import pytest
 
 from crawlers.extract import extract
 from docbot.answering.compress import MAX_FACTS, MIN_FACTS, compress
-from docbot.answering.units import answerable, lead, units
 from docbot.answering.generate import Passage
+from docbot.answering.units import answerable, lead, units
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

@@ -21,7 +21,7 @@ def test_reliability_table_and_calibration_error() -> None:
     assert ece == pytest.approx(0.0)
     _, off = reliability([(0.9, False)] * 10)
     assert off == pytest.approx(0.9)
-    assert reliability([]) == ([b for b in reliability([])[0]], None)
+    assert reliability([]) == (list(reliability([])[0]), None)
 
 
 def test_a_fitted_calibrator_matches_observed_frequencies() -> None:

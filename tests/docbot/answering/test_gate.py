@@ -4,9 +4,6 @@ import math
 
 import pytest
 
-from tests.docbot.ask_fakes import FakeIndex, make_chunks
-
-from docbot.indexing.chunk import Chunk, content_hash
 from docbot.answering.gate import (
     FEATURES,
     NO_HITS,
@@ -20,7 +17,9 @@ from docbot.answering.gate import (
     decide,
     unknown_share,
 )
+from docbot.indexing.chunk import Chunk, content_hash
 from docbot.retrieval.hybrid import Hit, Retrieval, Retriever, agreement_rank
+from tests.docbot.ask_fakes import FakeIndex, make_chunks
 
 # A small site's document frequencies: every word of its upload section, plus common words.
 FREQ = {"limit": 3, "upload": 2, "size": 4, "max": 2, "content": 9, "length": 3, "file": 40, "files": 30,

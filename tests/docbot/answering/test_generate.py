@@ -7,14 +7,21 @@ import os
 import time
 
 import pytest
-from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
-from tests.docbot.answering.fake_openai import FakeOpenAI, fake_openai  # noqa: F401 - the fixture
 
 from docbot.answer import Status
-from docbot.errors import ConfigError, GenerationError
-from docbot.answering.generate import LLM_BUDGET_S, OLLAMA_URL, LLMGenerator, Passage, generator_from_settings, openai_chat
+from docbot.answering.generate import (
+    LLM_BUDGET_S,
+    OLLAMA_URL,
+    LLMGenerator,
+    Passage,
+    generator_from_settings,
+    openai_chat,
+)
 from docbot.config import Settings
+from docbot.errors import ConfigError, GenerationError
 from docbot.pipeline import Pipeline
+from tests.docbot.answering.fake_openai import FakeOpenAI
+from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
 PASSAGES = [Passage(1, "Uploading Files", ("Guide", "Uploading Files"), "Set MAX_CONTENT_LENGTH.")]
 
@@ -49,7 +56,7 @@ def test_ollama_names_a_local_server_and_a_model(fake_openai: str) -> None:
     elsewhere = generator_from_settings(Settings(llm="ollama:llama3.1:8b", openai_base_url=fake_openai))
     assert elsewhere is not None and elsewhere.generate("q", PASSAGES) == "Set MAX_CONTENT_LENGTH [1]."
     assert FakeOpenAI.seen[-1]["model"] == "llama3.1:8b"
-    with pytest.raises(ConfigError, match="ollama:llama3.1:8b"):
+    with pytest.raises(ConfigError, match=r"ollama:llama3\.1:8b"):
         generator_from_settings(Settings(llm="ollama"))
 
 

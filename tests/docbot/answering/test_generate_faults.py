@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 
 import pytest
-from tests.docbot.answering.fake_openai import FakeOpenAI, fake_openai  # noqa: F401 - the fixture
-from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
 from docbot.answer import Status
 from docbot.answering.generate import LLMGenerator, generator_from_settings, openai_chat
 from docbot.config import Settings
 from docbot.pipeline import Pipeline
+from tests.docbot.answering.fake_openai import FakeOpenAI
+from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
 QUESTION = "How do I limit the upload size with MAX_CONTENT_LENGTH?"
 LLAMA_CPP_400 = "Requested tokens (2100) exceed context window of 2048"  # llama-cpp-python's words
@@ -88,7 +88,7 @@ def test_settings_reach_the_generator_and_its_client(fake_openai: str) -> None:
                                           llm_max_tokens=200, llm_budget_s=90))
     assert isinstance(llm, LLMGenerator) and (llm.context, llm.max_tokens, llm.budget) == (2048, 200, 90)
     assert llm.chat.request_timeout == 90 and llm.chat.max_retries == 0 and llm.chat.max_tokens == 200
-    assert llm.generate("q?", [p for p in ask_passages()]) == "Set MAX_CONTENT_LENGTH [1]."
+    assert llm.generate("q?", list(ask_passages())) == "Set MAX_CONTENT_LENGTH [1]."
     sent = FakeOpenAI.seen[-1]
     assert sent["model"] == "smollm2" and sent["stream"] is True
     assert sent["max_tokens"] == sent["max_completion_tokens"] == 200  # llama-cpp-python reads only max_tokens

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from docbot.config import Settings, load_settings
-from docbot.indexing.embed import HashEmbedder, LocalMiniLM, OpenAIEmbedder, embedder_from_settings, embedder_from_spec
 from docbot.errors import ConfigError
+from docbot.indexing.embed import HashEmbedder, LocalMiniLM, OpenAIEmbedder, embedder_from_settings, embedder_from_spec
 
 
 def test_importing_docbot_index_does_not_load_torch() -> None:

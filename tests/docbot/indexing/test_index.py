@@ -10,8 +10,8 @@ import pytest
 from chromadb.config import Settings as ChromaSettings
 
 from crawlers.model import AnchorMap, Page, SectionText
-from docbot.indexing.embed import HashEmbedder
 from docbot.errors import EmbeddingMismatch, IndexMissing
+from docbot.indexing.embed import HashEmbedder
 from docbot.indexing.generations import Generations
 from docbot.indexing.index import Index
 from docbot.text.words import tokenize

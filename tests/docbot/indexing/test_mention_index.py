@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.docbot.ask_fakes import BASE, SECTIONS, make_chunks, make_map
-
 from crawlers.model import Mention, SectionText
 from docbot.indexing.mentions import MentionIndex, gather
+from tests.docbot.ask_fakes import BASE, SECTIONS, make_chunks, make_map
 
 
 def texts() -> list[SectionText]:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.docbot.ask_fakes import make_chunks, make_map
-
 from crawlers.model import Mention
 from docbot.indexing.embed import HashEmbedder
-from docbot.indexing.title_vectors import HeadingVectors
 from docbot.indexing.ranking_data import RankingData
+from docbot.indexing.title_vectors import HeadingVectors
+from tests.docbot.ask_fakes import make_chunks, make_map
 
 
 class Counting(HashEmbedder):

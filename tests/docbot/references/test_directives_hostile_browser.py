@@ -26,7 +26,7 @@ import pytest
 from crawlers.crawl import CrawlConfig
 from crawlers.urls import split_directive
 from docbot.references.validator import ReferenceValidator
-from tests.browser import STILL_S, browser, in_view, settled_scroll  # noqa: F401 - browser is a fixture
+from tests.browser import STILL_S, in_view, settled_scroll
 from tests.conftest import serve_directory
 from tests.crawling import crawl_as_cli
 

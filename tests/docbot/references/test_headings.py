@@ -9,8 +9,8 @@ import pytest
 from crawlers.extract import extract
 from crawlers.model import AnchorMap, Page, Section
 from docbot.answer import LinkAction
-from docbot.text.lexicon import stem, synonym_stems
 from docbot.references.validator import ReferenceValidator
+from docbot.text.lexicon import stem, synonym_stems
 
 BASE = "http://docs.test/"
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

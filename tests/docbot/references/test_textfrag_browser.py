@@ -22,7 +22,7 @@ from docbot.indexing.index import Index
 from docbot.pipeline import Pipeline
 from docbot.references.textfrag import parse
 from docbot.references.validator import ReferenceValidator
-from tests.browser import STILL_S, browser, in_view, settled_scroll  # noqa: F401 - browser is a fixture
+from tests.browser import STILL_S, in_view, settled_scroll
 from tests.conftest import serve_directory
 from tests.crawling import crawl_as_cli
 
@@ -92,7 +92,7 @@ def test_answer_links_scroll_to_the_quoted_passage_in_chromium(browser: Any, ans
         start = found[0].start if found and found[0] is not None else ""
         anchor_y = settled_scroll(browser, bare, min_wait=STILL_S)  # no directive: nothing to fall back from
         # no minimum wait: at the passage, away from the anchor, is where the directive lands (a fallback would not be)
-        text_y = settled_scroll(browser, url, lambda driver, y: y != anchor_y and in_view(driver, start),
+        text_y = settled_scroll(browser, url, lambda driver, y, anchor_y=anchor_y, start=start: y != anchor_y and in_view(driver, start),
                                 min_wait=STILL_S)
         seen = in_view(browser, start)
         if not seen or text_y == anchor_y:

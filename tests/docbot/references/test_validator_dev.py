@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 
 from crawlers.urls import join
-from docbot.report.metrics import CaseResult, RepairCase, is_case_right, is_wrong_rewrite
 from docbot.references.validator import ReferenceValidator
+from docbot.report.metrics import CaseResult, RepairCase, is_case_right, is_wrong_rewrite
 
 
 @pytest.mark.slow

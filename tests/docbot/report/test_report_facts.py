@@ -44,8 +44,8 @@ def test_answer_figures() -> None:
     assert answer_figures([])["facts_covered"] is None
 
 
-def _result(id: str, kind: str, status: str, answer: str, site: str = "flask") -> QuestionResult:
-    question = Question(id=id, site=site, kind=kind, question="How big may uploads be?", facts=(FACT,))
+def _result(qid: str, kind: str, status: str, answer: str, site: str = "flask") -> QuestionResult:
+    question = Question(id=qid, site=site, kind=kind, question="How big may uploads be?", facts=(FACT,))
     return QuestionResult(question=question, base_url="http://x/", status=status, links=(), live_ok=(), answer=answer)
 
 

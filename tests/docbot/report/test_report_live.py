@@ -130,6 +130,7 @@ def test_report_with_fake_pipeline_and_real_server(site: str) -> None:
 
 def test_outputs_written_and_appended_to_job_summary(site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from docbot.commands.report import parse_base_urls, write_outputs
+    from docbot.config import load_settings
 
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n", encoding="utf-8")
@@ -137,7 +138,7 @@ def test_outputs_written_and_appended_to_job_summary(site: str, tmp_path: Path, 
     questions = [Question("s-3", "s", "out_of_scope", "Kubernetes?")]
     data = build_report(FakePipeline(site), questions, parse_base_urls([f"s={site}"]), Thresholds())
     assert data.passed
-    markdown = write_outputs(data, tmp_path / "out")
+    markdown = write_outputs(data, tmp_path / "out", summary=load_settings().github_step_summary)
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["report.html", "report.json", "report.md"]
     assert summary.read_text(encoding="utf-8") == "earlier step\n" + markdown
     assert "passed" in markdown
@@ -172,7 +173,7 @@ class GatedPipeline(FakePipeline):
         self.gate = gate
         self.used: list[tuple[str | None, tuple[str, ...]]] = []
 
-    def evidence(self, question: str, site: str):  # noqa: ANN201
+    def evidence(self, question: str, site: str):
         from docbot.answering.gate import Evidence
 
         return Evidence(float(question.split()[-1]), 0.0, 0.0, 0.0, 0.0)
@@ -195,7 +196,7 @@ def test_held_out_answers_each_site_with_a_gate_fitted_without_it(site: str) -> 
         questions += [Question(f"{s}-o{i}", s, "out_of_scope", f"kubernetes {0.1 + i / 20}") for i in range(2)]
     shipped = fit([Example("x", Evidence(d, 0, 0, 0, 0), d > 0.3) for d in (0.1, 0.2, 0.6, 0.7, 0.8)])
     pipeline = GatedPipeline(site, shipped)
-    data = build_report(pipeline, questions, {s: site for s in "abc"}, Thresholds(hit3=100, flagged=100),
+    data = build_report(pipeline, questions, dict.fromkeys("abc", site), Thresholds(hit3=100, flagged=100),
                         held_out=True)
     assert pipeline.gate is shipped  # restored after the folds
     held = [(asked, fitted) for asked, fitted in pipeline.used[len(questions):]]
@@ -220,7 +221,7 @@ def test_held_out_figures_below_threshold_fail_the_report(site: str) -> None:
                  Question("b-1", "b", "semantic", "install 0.25", gold=("guide/#install",)),
                  Question("b-2", "b", "out_of_scope", "k8s 0.05")]
     shipped = fit([Example("x", Evidence(d, 0, 0, 0, 0), d > 0.1) for d in (0.0, 0.05, 0.25, 0.8, 0.9)])
-    data = build_report(GatedPipeline(site, shipped), questions, {s: site for s in "abc"},
+    data = build_report(GatedPipeline(site, shipped), questions, dict.fromkeys("abc", site),
                         Thresholds(false_refusal=0), held_out=True)
     assert data.metrics.false_refusal == 0.0
     assert any(f.startswith("held-out false_refusal") for f in data.failures) and not data.passed

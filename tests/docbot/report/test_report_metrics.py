@@ -21,8 +21,8 @@ from docbot.report.metrics import (
 BASE = "http://127.0.0.1:9000/"
 
 
-def q(id: str, kind: str = "semantic", gold: tuple[str, ...] = (), accept: tuple[str, ...] = ()) -> Question:
-    return Question(id=id, site="drf", kind=kind, question=f"question {id}?", gold=gold, accept=accept)
+def q(qid: str, kind: str = "semantic", gold: tuple[str, ...] = (), accept: tuple[str, ...] = ()) -> Question:
+    return Question(id=qid, site="drf", kind=kind, question=f"question {qid}?", gold=gold, accept=accept)
 
 
 def result(question: Question, status: str, links: tuple[str, ...], ok: tuple[bool, ...] | None = None,

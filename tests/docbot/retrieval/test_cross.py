@@ -7,13 +7,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from tests.docbot.ask_fakes import FakeIndex, make_chunks
 
 from docbot.config import Settings, load_settings
 from docbot.errors import ConfigError
 from docbot.indexing.chunk import embedding_text
 from docbot.retrieval.cross import CrossRanker, cross_ranker_from_settings, fused
 from docbot.retrieval.hybrid import Retriever
+from tests.docbot.ask_fakes import FakeIndex, make_chunks
 
 
 class ShortestFirst(CrossRanker):

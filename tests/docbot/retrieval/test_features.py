@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docbot.retrieval.features import FEATURES, Evidence, Section, heading_match, rows, content_stems
+from docbot.retrieval.features import FEATURES, Evidence, Section, content_stems, heading_match, rows
 
 FREQ = {"upload": 2, "limit": 3, "size": 4, "file": 40, "session": 5, "cooki": 6}
 

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
-from tests.docbot.ask_fakes import FakeIndex, make_chunks
-
 from docbot.indexing.chunk import Chunk, content_hash
 from docbot.retrieval.hybrid import Retriever, jaccard, mmr, rrf
+from tests.docbot.ask_fakes import FakeIndex, make_chunks
 
 
 def test_rrf_rewards_agreement_between_rankings() -> None:

@@ -6,13 +6,13 @@ import random
 from pathlib import Path
 
 import pytest
-from tests.docbot.ask_fakes import FakeIndex, make_chunks
 
 from docbot.learn.linear import LinearModel
 from docbot.retrieval.features import FEATURES
 from docbot.retrieval.hybrid import Retriever
 from docbot.retrieval.ranker import Ranker
 from docbot.retrieval.ranker_fit import Labelled, ceiling, evaluate, fit, hits, leave_one_site_out
+from tests.docbot.ask_fakes import FakeIndex, make_chunks
 
 N = len(FEATURES)
 TITLE = FEATURES.index("title")

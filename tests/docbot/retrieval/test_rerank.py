@@ -6,12 +6,12 @@ import logging
 
 import numpy as np
 import pytest
-from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
 from docbot.answer import Status
 from docbot.config import Settings, load_settings
 from docbot.pipeline import Pipeline
 from docbot.retrieval.rerank import Reranker, fuse, reranker_from_settings
+from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
 
 class WordModel:

@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-from tests.docbot.ask_fakes import make_map, make_validator
-
 from docbot.retrieval.resolve import ResolvedBy, Resolver
+from tests.docbot.ask_fakes import make_map, make_validator
 
 
 def resolver() -> Resolver:

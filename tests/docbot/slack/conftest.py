@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from docbot.slack.fake import FakeSlack, fake_slack
-from tests.docbot.slack.slack_bot import Bot, start_bot
 
 from docbot.slack.app import SlackSettings
+from docbot.slack.fake import FakeSlack, fake_slack
+from tests.docbot.slack.slack_bot import Bot, start_bot
 
 
 @pytest.fixture()

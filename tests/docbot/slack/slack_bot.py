@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
-from docbot.slack.fake import BOT_TOKEN, SECRET, FakeSlack, signed_headers
 
 from docbot.pipeline import Pipeline
-from docbot.slack.app import DocbotSlack, SlackSettings, build_app, web_client
-from docbot.slack.server import make_http_server
 from docbot.reference_log import ReferenceLog
+from docbot.slack.app import DocbotSlack, SlackSettings, build_app, web_client
+from docbot.slack.fake import BOT_TOKEN, SECRET, FakeSlack, signed_headers
+from docbot.slack.server import make_http_server
+from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
 
 FORM = "application/x-www-form-urlencoded"
 JSON = "application/json"

@@ -10,11 +10,11 @@ import json
 import time
 from pathlib import Path
 
+from docbot.slack.app import SlackSettings, slack_to_text
+from docbot.slack.blocks import ACTION_DOWN, ACTION_SHARE, ACTION_UP
 from docbot.slack.fake import BOT_USER, action_body, command_body, event_body, fake_slack
 from tests.docbot.slack.slack_bot import JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
 
-from docbot.slack.app import SlackSettings, slack_to_text
-from docbot.slack.blocks import ACTION_DOWN, ACTION_SHARE, ACTION_UP
 
 def test_slash_command_acks_at_once_then_posts_a_grouped_validated_answer(running: Bot) -> None:
     started = time.perf_counter()
@@ -29,7 +29,7 @@ def test_slash_command_acks_at_once_then_posts_a_grouped_validated_answer(runnin
     text = json.dumps(body["blocks"], ensure_ascii=False)
     assert "<http://docs.test/guide.html#uploading-files|Guide › Uploading Files>" in text
     assert "*Sources*" in text and "*Guides*" in text and "`[1]`" in text
-    actions = [b for b in body["blocks"] if b["type"] == "actions"][0]
+    actions = next(b for b in body["blocks"] if b["type"] == "actions")
     assert [e["action_id"] for e in actions["elements"]] == [ACTION_UP, ACTION_DOWN, ACTION_SHARE]
     # the answer and its references are in the reference log, for refresh to re-check later
     assert any(url == "http://docs.test/guide.html#uploading-files" for _, url in running.store.iter_links())

@@ -8,9 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.docbot.ask_fakes import BASE, TIE_BASE
-from tests.docbot.slack.slack_bot import JSON, QUIET_S, Bot, start_bot
-from tests.docbot.answering.test_clarify import TIE, tie_sites
 
 from docbot.slack.app import SlackSettings
 from docbot.slack.blocks import (
@@ -20,6 +17,9 @@ from docbot.slack.blocks import (
     render_answer,
 )
 from docbot.slack.fake import BOT_USER, FakeSlack, action_body, command_body, event_body
+from tests.docbot.answering.test_clarify import TIE, tie_sites
+from tests.docbot.ask_fakes import BASE, TIE_BASE
+from tests.docbot.slack.slack_bot import JSON, QUIET_S, Bot, start_bot
 
 ORM_SECTION = TIE_BASE + "session.html#using-sessions"
 DEMO_SECTION = BASE + "guide.html#sessions"

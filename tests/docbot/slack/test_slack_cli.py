@@ -8,8 +8,8 @@ local fake, sends it one signed slash command and stops it with SIGTERM.
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import select
 import signal
 import subprocess
@@ -22,11 +22,11 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-from docbot.slack.fake import BOT_TOKEN, BOT_USER, SECRET, FakeSlack, command_body, fake_slack, signed_headers
 
 import docbot.indexing.embed
 from docbot.cli import main
 from docbot.indexing.embed import HashEmbedder
+from docbot.slack.fake import BOT_TOKEN, BOT_USER, SECRET, FakeSlack, command_body, fake_slack, signed_headers
 from tests.conftest import serve_directory
 
 FORM = "application/x-www-form-urlencoded"
@@ -221,7 +221,7 @@ def test_the_installed_docbot_command_serves_slack_with_the_local_model(
         pytest.skip(f"{docbot_script} is not installed (pip install -e .)")
     crawl(tmp_path, served_site, capsys)
     indexed = subprocess.run([str(docbot_script), *common(tmp_path), "index"], capture_output=True, text=True,
-                             env={k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}, timeout=300)
+                             env={k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}, timeout=300, check=False)
     assert indexed.returncode == 0, indexed.stderr
     with fake_slack() as slack:
         run_bot_process(tmp_path, [str(docbot_script)], slack)

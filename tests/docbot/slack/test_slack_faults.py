@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from docbot.slack.fake import BOT_USER, Call, FakeSlack, command_body, event_body, signed_headers
-from tests.docbot.slack.slack_bot import JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
 
 from docbot.answer import Answer
-from docbot.slack.app import SlackSettings
 from docbot.reference_log import ReferenceLog, StoredTurn
+from docbot.slack.app import SlackSettings
+from docbot.slack.fake import BOT_USER, Call, FakeSlack, command_body, event_body, signed_headers
+from tests.docbot.slack.slack_bot import JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
 
 REQUEST_ID = re.compile(r"request id `([0-9a-f]{8})`")
 

@@ -22,8 +22,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from docbot.slack.fake import SECRET, FakeSlack, command_body, fake_slack, signed_headers
 from docbot.slack.app import SlackSettings
+from docbot.slack.fake import SECRET, FakeSlack, command_body, fake_slack, signed_headers
 from tests.docbot.slack.slack_bot import FORM, JSON, start_bot
 from tests.docbot.slack.test_slack_cli import HASH_DOCBOT, bot_process, common, crawl, served_site  # noqa: F401
 
@@ -103,7 +103,7 @@ def test_a_huge_body_is_refused_unread_and_memory_stays_flat(
 
 def test_unsigned_and_malformed_bodies_get_401_and_400_without_a_traceback(
         running_bot: tuple[subprocess.Popen[str], str, FakeSlack], tmp_path: Path) -> None:
-    proc, url, slack = running_bot
+    _proc, url, slack = running_bot
     broken_json, not_utf8 = b'{"type": "event_callback", "event": ', b"text=\xff\xfe&command=/docs"
     cases = [
         (broken_json, {"Content-Type": JSON}, 401),  # unsigned and malformed: the signature decides first

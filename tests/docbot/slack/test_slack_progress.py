@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
-from tests.docbot.slack.slack_bot import JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
 
 from docbot.answer import Answer
 from docbot.pipeline import Pipeline
 from docbot.slack.app import SlackSettings
 from docbot.slack.fake import BOT_USER, FakeSlack, command_body, event_body
 from docbot.slack.progress import WRITING
+from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
+from tests.docbot.slack.slack_bot import JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
 
 SLOW_S = 0.8  # the answer's time; "writing…" shows after 0.1 s
 

@@ -16,10 +16,10 @@ from slack_sdk.errors import SlackObjectFormationError
 from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
 
 from docbot.answer import GROUP_ORDER, Answer, Reference, Status
+from docbot.reference_log import ReferenceLog
 from docbot.references.grouping import group_references
 from docbot.slack.blocks import MAX_BLOCKS, render_answer, source_lines
 from docbot.slack.mrkdwn import FENCE, SECTION_LIMIT, escape, link, split_sections, to_mrkdwn, to_mrkdwn_parts
-from docbot.reference_log import ReferenceLog
 
 # -- Markdown → mrkdwn --------------------------------------------------------
 

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
-from docbot.slack.fake import BOT_USER, Call, FakeSlack, command_body, event_body, signed_headers
-from tests.docbot.slack.slack_bot import FORM, JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
 
 from docbot.answering.generate import Passage
 from docbot.pipeline import Pipeline
 from docbot.slack.app import SlackSettings
+from docbot.slack.fake import BOT_USER, Call, FakeSlack, command_body, event_body, signed_headers
+from tests.docbot.ask_fakes import FakeIndex, make_chunks, make_map, make_validator
+from tests.docbot.slack.slack_bot import FORM, JSON, QUIET_S, UPLOAD_QUESTION, Bot, start_bot
 
 INJECTION = "<!channel> <!here> <@U123> <#C123> @here @channel @everyone"
 EVIL_URL = "https://evil.example/phish"

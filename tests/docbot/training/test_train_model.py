@@ -16,13 +16,13 @@ from docbot.training.sites import TrainingSitesError, allowed_sites, read_list
 
 ROOT = Path(__file__).resolve().parents[3]
 PACKAGE = "python-requests-doc"
-pytestmark = pytest.mark.skipif(subprocess.run(["dpkg", "-s", PACKAGE], capture_output=True).returncode != 0,
+pytestmark = pytest.mark.skipif(subprocess.run(["dpkg", "-s", PACKAGE], capture_output=True, check=False).returncode != 0,
                                 reason=f"{PACKAGE} is not installed (scripts/install.sh installs it)")
 
 
 def script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *args], capture_output=True, text=True,
-                          timeout=900)
+                          timeout=900, check=False)
 
 
 @pytest.fixture(scope="module")
