@@ -34,7 +34,6 @@ VARIANTS: dict[str, tuple[int, float | None]] = {  # name → (depth re-ordered,
 }
 
 
-
 class Row(TypedDict):
     """One question's candidates and the model's scores, as --cache keeps them."""
 
