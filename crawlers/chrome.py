@@ -94,7 +94,7 @@ _NODE_LINKS = etree.XPath("boolean(.//a[@rel='next' or @rel='prev' or @rel='up']
 
 def is_chrome(el: etree._Element) -> bool:
     """Navigation, sidebars, permalink glyphs and "edit this page" links."""
-    tag = el.tag
+    tag: object = el.tag  # a str, or lxml's Comment/ProcessingInstruction factory for those nodes
     if tag in CHROME_TAGS:
         return True
     role = el.get("role")

@@ -136,7 +136,8 @@ def has_text(el: etree._Element) -> bool:
 
 def text_of(el: etree._Element) -> str:
     """All text inside ``el`` (its tail excluded), gathered by libxml2: ``"".join(el.itertext())``, faster."""
-    return etree.tostring(el, method="text", encoding=str, with_tail=False)
+    text: str = etree.tostring(el, method="text", encoding=str, with_tail=False)
+    return text
 
 
 def holds_lines(el: etree._Element) -> bool:

@@ -20,9 +20,10 @@ import logging
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from crawlers.crawl import CrawlConfig, CrawlResult, check_loss, crawl
+from crawlers.crawl import check_loss, crawl
+from crawlers.crawl_types import CrawlConfig, CrawlResult
 from crawlers.errors import AnchorMapError
 from crawlers.model import AnchorMap, Mention, PageText, SectionText, map_path
 from crawlers.texts import read_mentions, write_mentions, write_page_texts, write_section_texts
@@ -33,6 +34,8 @@ from docbot.indexing.generations import CURRENT, Generation, Generations, Genera
 from docbot.indexing.index import Index, IndexStats, Manifest, Progress
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")  # what a write step returns
 
 
 def update_site(settings: Settings, config: CrawlConfig, index: Index | None = None, *, force: bool = False,
@@ -197,7 +200,7 @@ def _discard_index_parts(generation: Generation) -> None:
     generation.chunks_file.unlink(missing_ok=True)
 
 
-def _write(path: Path, step: Callable[[], Any]) -> Any:
+def _write(path: Path, step: Callable[[], T]) -> T:
     """Run a step that writes ``path``; a full disk, a read-only file system or a failing store becomes one
     :class:`WriteFailed` naming the file and the reason (nothing of the step is committed)."""
     try:

@@ -19,6 +19,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
 from docbot.indexing.chunk import embedding_text
 from docbot.report.labelled import answerable
@@ -33,8 +34,22 @@ VARIANTS: dict[str, tuple[int, float | None]] = {  # name → (depth re-ordered,
 }
 
 
-def collect(sets: list[list[str]], encoder: CrossEncoder) -> list[dict]:
-    out = []
+class Row(TypedDict):
+    """One question's candidates and the model's scores, as --cache keeps them."""
+
+    site: str
+    id: str
+    keys: list[str]
+    labels: list[bool]
+    explicit: list[bool]
+    weak: list[bool]
+    weak_at: list[int]
+    scores: list[float]
+    seconds: NotRequired[float]  # collect() always times it; the timing line skips a cached row without it
+
+
+def collect(sets: list[list[str]], encoder: CrossEncoder) -> list[Row]:
+    out: list[Row] = []
     retrievers: dict[int, Retriever] = {}
     for pipeline, a in answerable(sets):
         retriever = retrievers.setdefault(id(pipeline), Retriever(pipeline.index))  # today's order: no model in it
@@ -54,12 +69,12 @@ def collect(sets: list[list[str]], encoder: CrossEncoder) -> list[dict]:
     return out
 
 
-def labelled(row: dict) -> Labelled:
+def labelled(row: Row) -> Labelled:
     return Labelled(row["site"], row["id"], tuple(() for _ in row["keys"]), tuple(row["labels"]),
                     tuple(row["explicit"]), tuple(row["weak"]), tuple(row["weak_at"]), tuple(row["keys"]))
 
 
-def order_of(row: dict, depth: int, weight: float | None) -> list[int]:
+def order_of(row: Row, depth: int, weight: float | None) -> list[int]:
     n = min(depth, len(row["scores"]))
     return fused(row["scores"][:n], weight) + list(range(n, len(row["keys"])))
 

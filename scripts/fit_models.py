@@ -45,8 +45,13 @@ def tally(model: GateModel, examples: list[Example]) -> tuple[int, int, int, int
     """(answerable refused, answerable flagged, answerable, out-of-scope refused, refused or flagged, out-of-scope)."""
     inside = [e for e in examples if e.in_scope]
     outside = [e for e in examples if not e.in_scope]
-    refused = lambda e: model.score(e.scaled) < model.threshold  # noqa: E731
-    flagged = lambda e: model.threshold <= model.score(e.scaled) < model.flag_at  # noqa: E731
+
+    def refused(e: Example) -> bool:
+        return model.score(e.scaled) < model.threshold
+
+    def flagged(e: Example) -> bool:
+        return model.threshold <= model.score(e.scaled) < model.flag_at
+
     return (sum(map(refused, inside)), sum(map(flagged, inside)), len(inside), sum(map(refused, outside)),
             sum(refused(e) or flagged(e) for e in outside), len(outside))
 

@@ -73,7 +73,8 @@ def compose(title: str, pages: Iterable[tuple[str, str]], routes: Routes) -> str
                 if own:
                     element.set("id", routes.anchor.format(route=route, id=own))
             article.append(child)
-    return "<!DOCTYPE html>\n" + etree.tostring(doc, encoding="unicode", method="html")
+    body: str = etree.tostring(doc, encoding="unicode", method="html")
+    return "<!DOCTYPE html>\n" + body
 
 
 def title_of(rendered: str) -> str:

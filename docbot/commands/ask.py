@@ -10,7 +10,7 @@ import logging
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, TextIO, cast
 
 from crawlers.errors import BadSiteName
 from crawlers.sitenames import check_site_name
@@ -19,6 +19,9 @@ from docbot.answering.question import clean_question
 from docbot.commands.args import site_name
 from docbot.config import Settings
 from docbot.errors import SiteNotFound
+
+if TYPE_CHECKING:
+    from docbot.pipeline import Pipeline  # the type only: _answer imports it when the command runs
 
 log = logging.getLogger(__name__)
 SEPARATOR = "─" * 60
@@ -107,7 +110,7 @@ def read_batch(stream: TextIO) -> Iterator[tuple[str, str | None, str | None]]:
                 yield question, None, f"line {n}: {exc}"
 
 
-def _answer_line(pipeline: Any, question: str, site: str | None, problem: str | None, k: int | None) -> Answer:
+def _answer_line(pipeline: Pipeline, question: str, site: str | None, problem: str | None, k: int | None) -> Answer:
     """The answer to one batch line; a line that cannot be asked, or fails, gets an error answer, not the batch's end."""
     if problem is None:
         try:

@@ -80,7 +80,8 @@ def _progress(items: Iterable[Any], total: int, desc: str) -> Iterable[Any]:
         return items
     from tqdm import tqdm
 
-    return tqdm(items, total=total, desc=desc, unit="q", file=sys.stderr)
+    bar: Iterable[Any] = tqdm(items, total=total, desc=desc, unit="q", file=sys.stderr)  # tqdm ships no types
+    return bar
 
 
 def write_outputs(data: ReportData, out: Path, extra: str = "", summary: str | None = None) -> str:

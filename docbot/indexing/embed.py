@@ -134,7 +134,8 @@ class LocalMiniLM:
             return []
         runner = self._load_onnx()
         if runner is not None:
-            return runner.embed(list(texts)).tolist()
+            rows: list[list[float]] = runner.embed(list(texts)).tolist()  # a float32 matrix's rows
+            return rows
         # sentence-transformers sorts the whole list by length before batching,
         # so each batch is padded only to its own longest text.
         vectors = self._load().encode(
@@ -210,7 +211,7 @@ class HashEmbedder:
 
 def embedder_from_spec(spec: str, settings: Settings | None = None) -> Embedder:
     """The embedder a spec names in :data:`docbot.providers.EMBEDDERS` (``local``, ``openai:<model>``, …)."""
-    embedder = EMBEDDERS.create(spec, settings or Settings())
+    embedder: Embedder = EMBEDDERS.create(spec, settings or Settings())  # checked below
     # looked up statically: isinstance(embedder, Embedder) would read ``dim``, which may ask a server
     if any(inspect.getattr_static(embedder, member, None) is None for member in EMBEDDER_MEMBERS):
         raise ConfigError(f"The embeddings provider for {spec!r} built a {type(embedder).__name__}, which is not an "

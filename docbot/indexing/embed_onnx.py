@@ -172,7 +172,8 @@ class OnnxMiniLM:
                                          "token_type_ids": np.zeros_like(input_ids)})[0]
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        unit: np.ndarray = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)  # Any in numpy
+        return unit
 
     @staticmethod
     def batches(lengths: Sequence[int]) -> list[list[int]]:

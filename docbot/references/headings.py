@@ -28,7 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from crawlers.model import Page
-from docbot.text.lexicon import API_ID, CAMEL, WORD, is_generated, stem, synonym_stems
+from docbot.text.lexicon import API_ID, CAMEL, WORD, is_generated, synonym_stems
+from docbot.text.words import stem
 
 # Calibrated leave-one-site-out on the dev repair cases: scripts/calibrate_repair.py.
 RANK_MIN_SCORE = 0.55

@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from bs4 import BeautifulSoup, NavigableString, Tag
-from bs4.element import Comment, Doctype, ProcessingInstruction
+from bs4 import BeautifulSoup, Tag
+from bs4.element import Comment, Doctype, NavigableString, ProcessingInstruction
 
 BLOCKS = frozenset("""address article aside blockquote body caption center dd details dialog div dl dt fieldset
 figcaption figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr html legend li main menu nav ol p pre section

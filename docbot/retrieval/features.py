@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from crawlers.model import SourceType
 from docbot.references.headings import QUERY_STOPWORDS, words
-from docbot.text.lexicon import stem, synonym_stems
-from docbot.text.words import tokenize
+from docbot.text.lexicon import synonym_stems
+from docbot.text.words import stem, tokenize
 
 SOURCE_TYPES = tuple(t for t in SourceType if t is not SourceType.OTHER)  # one feature each; "Other": all zero
 FEATURES = (

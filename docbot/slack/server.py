@@ -138,13 +138,13 @@ def wsgi_app(app: App, path: str = EVENTS_PATH, signing_secret: str | None = Non
             start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "2")])
             return [b"ok"]
         if environ.get("PATH_INFO") != path or environ.get("REQUEST_METHOD") != "POST":
-            return bolt(environ, start_response)  # type: ignore[arg-type]  # 404: no body is read
+            return bolt(environ, start_response)  # 404: no body is read
         body, refusal = _read_body(environ, max_body, signing_secret)
         if refusal is not None:
             status, why = refusal
             log.info("refused a request to %s: %s %s", path, status, why)
             return _reply(start_response, status, why)
-        return bolt({**environ, "wsgi.input": io.BytesIO(body), "CONTENT_LENGTH": str(len(body))},  # type: ignore[arg-type]
+        return bolt({**environ, "wsgi.input": io.BytesIO(body), "CONTENT_LENGTH": str(len(body))},
                     start_response)
 
     return application
