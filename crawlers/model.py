@@ -22,9 +22,7 @@ import orjson
 
 from crawlers.errors import AnchorMapError
 from crawlers.page_text import PageText as PageText  # read from here too, beside the other crawl records
-from crawlers.sitenames import SITE_NAME as SITE_NAME  # these two are read from here too
-from crawlers.sitenames import check_site_name as check_site_name
-from crawlers.sitenames import map_sites
+from crawlers.sitenames import check_site_name, map_sites
 from crawlers.urls import normalize, split_fragment
 
 FORMAT_VERSION = 1

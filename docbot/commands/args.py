@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from crawlers.errors import BadSiteName
-from crawlers.model import check_site_name
+from crawlers.sitenames import check_site_name
 from crawlers.urls import normalize
 
 

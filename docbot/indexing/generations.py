@@ -34,7 +34,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from crawlers.model import AnchorMap, PageText, SectionText, check_site_name, write_atomic
+from crawlers.model import AnchorMap, PageText, SectionText, write_atomic
+from crawlers.sitenames import check_site_name
 from crawlers.texts import read_page_texts, read_section_texts
 from docbot.errors import SiteBusy, WriteFailed
 

@@ -12,7 +12,8 @@ import json
 import shutil
 from pathlib import Path
 
-from crawlers.model import AnchorMap, check_site_name, map_path
+from crawlers.model import AnchorMap, map_path
+from crawlers.sitenames import check_site_name
 from docbot.config import Settings
 from docbot.errors import SiteNotFound
 from docbot.indexing.chunk import Chunk
