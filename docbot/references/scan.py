@@ -34,7 +34,8 @@ LINK_START = re.compile(
     r"!(?=\[[^\[\]\n]*\]\()|\[(?=[^\[\]\n]*\]\()|<(?=[A-Za-z][A-Za-z0-9+.\-]*:)|\n"
     r"|h(?=(?i:ttps?://))|H(?=(?i:ttps?://))"
 )
-MARKER = re.compile(r"\[(?P<nums>\d{1,6}(?:\s*,\s*\d{1,6})*)\](?![(:])")  # a citation marker; see sub_markers
+MARKER = re.compile(r"\[(?P<nums>\d{1,6}(?:\s*,\s*\d{1,6})*)\](?!\(|:[ \t]*(?:<|[A-Za-z][A-Za-z0-9+.-]*://|/|www\.))")  # a citation marker; see sub_markers
+# not a Markdown link "[3](url)" nor a link definition "[3]: url"; "The [3]: this…" is a citation (a small model writes it)
 _COLONS = "\uff1a\ua789\u2236\ufe55\u02f8"  # fullwidth, modifier letter, ratio, small and triangular colons
 _SLASHES = "\uff0f\u2044\u2215\u29f8\u2571"  # fullwidth, fraction, division, big solidus, box drawing
 _COLON = rf"(?:\\?:|&#0*58;?|&#[xX]0*3[aA];?|&colon;|%3[aA]|[{_COLONS}])"

@@ -12,14 +12,14 @@ from docbot.references.links import _FRAGMENT_PLAIN, _FRAGMENT_SAFE
 from docbot.references.scan import LINKS, sub_links, sub_markers
 
 # The citation-marker pattern as one regex: an optional blank, then the marker.
-MARKER_WITH_BLANK = re.compile(r"(?P<sp>[ \t]?)\[(?P<nums>\d{1,6}(?:\s*,\s*\d{1,6})*)\](?![(:])")
+MARKER_WITH_BLANK = re.compile(r"(?P<sp>[ \t]?)\[(?P<nums>\d{1,6}(?:\s*,\s*\d{1,6})*)\](?!\(|:[ \t]*(?:<|[A-Za-z][A-Za-z0-9+.-]*://|/|www\.))")
 PIECES = st.sampled_from(
     [
         "[", "]", "(", ")", "!", "<", ">", "|", "\n", "\n\n", " ", "\t", "  ", ",", ":", "a", "h", "H", "ttp", "s://",
         "http://", "HTTPS://", "https:/", "http://d.test/a.html#x", "http://d.test/p.", "[t](http://d.test/a)",
         "![i](<http://d.test/b> \"t\")", "<http://d.test/c|label>", "<mailto:x@y.test>", "[r]: http://d.test/r",
         "   [r]: <http://d.test/s>", "\n  [q]: http://d.test/q",
-        "[1]", " [2]", "\t[3, 4]", "[5](", "[6]:", "[12,13]", "[99999999]",
+        "[1]", " [2]", "\t[3, 4]", "[5](", "[6]:", "[7]: x", "[8]: /p", "[9]: <",  "[12,13]", "[99999999]",
     ]
 )
 TEXTS = st.lists(st.one_of(PIECES, st.text(max_size=4)), max_size=16).map("".join)

@@ -183,6 +183,19 @@ def test_markers_renumbered_in_order_of_first_use(validator: ReferenceValidator)
     assert [(g.type, g.refs) for g in result.groups] == [("API reference", (1,)), ("Guides", (2,))]
 
 
+def test_a_marker_before_a_colon_is_a_citation_too(validator: ReferenceValidator) -> None:
+    # SmolLM2 wrote "The [3]: This exception…": every [n] a reader sees must map to a listed reference
+    sources = [src(1, "guide.html#connect-on-demand", title="Connect"), src(2, "api.html#flask.Flask.get", title="get"),
+               src(3, "patterns/streaming.html#streaming-with-context", "Examples", "Streaming")]
+    result = validator.validate("Connect first [1].\n\nThe [3]: stream it. The [9]: nothing.", sources)
+    assert result.answer == "Connect first [1].\n\nThe [2]: stream it. The: nothing."
+    assert [r.url for r in result.references] == [BASE + "guide.html#connect-on-demand",
+                                                   BASE + "patterns/streaming.html#streaming-with-context"]
+    # a link definition stays a link: its URL is checked like any other
+    defined = validator.validate("See [1].\n\n[1]: " + BASE + "guide.html#connect-on-demand", sources)
+    assert defined.answer.endswith("[1]: " + BASE + "guide.html#connect-on-demand")
+
+
 def test_duplicate_and_dead_sources(validator: ReferenceValidator) -> None:
     sources = [
         src(1, "guide.html#connect-on-demand"),
