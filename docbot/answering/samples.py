@@ -87,18 +87,23 @@ def fence_samples(blocks: list[str]) -> list[str]:
     array elements included) fenced as one code block; fenced blocks and prose as they were."""
     out: list[str] = []
     run: list[str] = []
+    sampled = False  # the run holds a sample, not only brackets and array elements
 
     def close() -> None:
-        if any(is_sample(b) for b in run):
+        nonlocal sampled
+        if sampled:
             out.append(as_code("\n".join(run)))
         else:
             out.extend(run)
         run.clear()
+        sampled = False
 
     for block in blocks:
         fenced = block.lstrip().startswith(("```", "~~~"))
-        if not fenced and (is_sample(block) or _GOES_ON.fullmatch(block.strip())):
+        sample = not fenced and is_sample(block)
+        if sample or (not fenced and _GOES_ON.fullmatch(block.strip())):
             run.append(block)
+            sampled = sampled or sample
             continue
         close()
         out.append(block)

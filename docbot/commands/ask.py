@@ -171,11 +171,11 @@ def _answer(args: argparse.Namespace, settings: Settings, question: str,
     from docbot.pipeline import Pipeline
 
     pipeline = Pipeline.from_settings(settings)
-    if args.site is not None and args.site not in pipeline.index.sites():
-        indexed = ", ".join(pipeline.index.sites()) or "none"
-        raise SiteNotFound(f"Site {args.site!r} is not indexed (indexed: {indexed}) — run `docbot crawl URL --site "
-                           f"{args.site}` and `docbot index --site {args.site}`, or pick another --site")
-    if args.site is None and (note := unindexed_note(settings.site_names(), pipeline.index.sites())):
+    indexed = pipeline.index.sites()
+    if args.site is not None and args.site not in indexed:
+        raise SiteNotFound(f"Site {args.site!r} is not indexed (indexed: {', '.join(indexed) or 'none'}) — run `docbot "
+                           f"crawl URL --site {args.site}` and `docbot index --site {args.site}`, or pick another --site")
+    if args.site is None and (note := unindexed_note(settings.site_names(), indexed)):
         print(f"docbot ask: {note}", file=sys.stderr)
     if args.batch is None:
         answer = pipeline.ask(question, site=args.site, k=args.k)
