@@ -2,8 +2,8 @@
 
 The last step before any generation. Each section is cut into units (a sentence, a list
 item, or a code block); units that cannot be an answer (questions, heading echoes,
-navigation, signatures and labels) are never candidates. The rest are scored by how much
-of the question's weight they carry (question words rare among the candidates count
+navigation, signatures, labels, and captions or attributions without a sentence's end) are never
+candidates. The rest are scored by how much of the question's weight they carry (question words rare among the candidates count
 more), how relevant their section is (its rank, and the question's words in its title),
 a lead bonus (a section's first sentence often defines it), and, when an embedding model is at hand,
 how close the unit's meaning is to the question's (the cosine of their vectors: "my new Mac" meets
@@ -39,6 +39,9 @@ CHARS_PER_TOKEN = 4
 MAX_CODE_FACTS = 2  # code blocks in one answer
 PAIR_WORDS = 90  # a fact takes the next sentence too when both are relevant and together this short
 MIN_WORDS = 5  # shorter prose is a label or a fragment, not a fact (list items may be shorter)
+MIN_FRAGMENT_WORDS = 8  # prose without a sentence's end is a fact only from this long: shorter, it is a caption,
+# an epigraph's attribution or a heading in the text ("Twitter API rate limiting response"), and it would be
+# read as the start of the sentence it is paired with
 LEAD_BONUS = 0.5  # a section's first sentence, scaled by the share of the question in the section's title
 FOLLOW_BONUS = 0.15  # for the sentence right after a picked one
 RANK_DECAY = 0.35  # source n weighs 1 / (1 + RANK_DECAY * (n - 1)), plus its title's share of the question
@@ -76,12 +79,21 @@ class _Unit:
     lead_in: bool = False  # ends in ':' right before a code block
 
 
+_SENTENCE_END = re.compile(r"[.!?:;][\"')\]\u201d\u2019]*$")  # closing quotes and brackets may follow
+
+
+def _prose_fact(text: str) -> bool:
+    """Long enough to be a fact: a sentence of :data:`MIN_WORDS`, or a fragment of :data:`MIN_FRAGMENT_WORDS`."""
+    words = len(text.split())
+    return words >= MIN_WORDS and (words >= MIN_FRAGMENT_WORDS or bool(_SENTENCE_END.search(text.rstrip())))
+
+
 def _candidates(source: Source, question: str) -> list[_Unit]:
     """The source's units that may be facts; an introduction (ending in ':') and the code block right after it
     share their words, since either is read with the other."""
     found: list[_Unit] = []
     for i, (text, code, item) in enumerate(units(source.text)):
-        if code or (answerable(text, source, question) and (item or len(text.split()) >= MIN_WORDS)):
+        if code or (answerable(text, source, question) and (item or _prose_fact(text))):
             found.append(_Unit(source.n, i, text, code, item, frozenset(tokenize(text))))
     for k in range(len(found) - 1):
         intro, block = found[k], found[k + 1]

@@ -61,6 +61,22 @@ def test_headings_navigation_signatures_labels_and_version_notes_are_never_facts
     assert not answerable(text, UPLOADS, "How can I limit the size of uploaded files?")
 
 
+THROTTLING = Passage(1, "Throttling", ("Throttling",), (
+    "HTTP/1.1 420 Enhance Your Calm\n\nTwitter API rate limiting response\n\nThrottling is similar to permissions, in "
+    "that it determines if a request should be authorized. Throttles indicate a temporary state, and are used to "
+    "control the rate of requests that clients can make to an API.\n\nFor example, you might want to limit a user "
+    "to a maximum of 60 requests per minute, and 1000 requests per day."))
+
+
+def test_an_epigraph_and_its_attribution_never_open_a_fact() -> None:
+    # "Twitter API rate limiting response" has five words and no sentence's end: taken as a fact, it was paired
+    # with the next sentence and read as its start ("Twitter API rate limiting response Throttling is similar…")
+    facts = compress("How can I limit how many requests per minute a user can make to my API?", [THROTTLING])
+    assert facts and all(not f.text.startswith(("Twitter", "HTTP/1.1")) for f in facts)
+    assert all("response Throttling" not in f.text for f in facts)
+    assert any("60 requests per minute" in f.text for f in facts)
+
+
 def test_three_to_seven_facts_from_at_most_three_sources_primary_first_within_the_budget() -> None:
     titles = ["INTERACTIVE MODE", "SPLITTING COMMITS", "NOTES", "DESCRIPTION", "REBASING MERGES"]
     passages = [renumber(REBASE[t], n) for n, t in enumerate(titles, start=1)]
