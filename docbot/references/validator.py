@@ -1,7 +1,9 @@
 """The ReferenceValidator: every URL that leaves docbot points at a page and fragment that exist.
 
 Pure: plain data in (answer text, numbered sources, anchor maps), plain data out (:class:`Validated`). Each URL
-in the answer, in a source or spelled in disguise, is checked by :class:`~docbot.references.links.LinkChecker`;
+in the answer, in a source or spelled in disguise, is checked by :class:`~docbot.references.links.LinkChecker`
+(code blocks and code spans are left exactly as written: a sample's ``requests.get("https://…")`` is code, and
+code is never a link: Slack shows it verbatim);
 citation markers are renumbered to the references that survive, and references are grouped by type. A source the
 answer quotes (its ``passage``) gets a text directive that lands on that passage inside its section, when one can
 be made (:mod:`docbot.references.directives`).
@@ -85,7 +87,8 @@ class ReferenceValidator(LinkChecker):
         sites = {s.site for s in sources}
         default_site = next(iter(sites)) if len(sites) == 1 else (next(iter(self.maps)) if len(self.maps) == 1 else None)
         approved: set[str] = set()
-        text = sub_links(answer, lambda m: self._replace(m, default_site, outcomes, approved))
+        text = outside_code(answer, lambda part: sub_links(part, lambda m: self._replace(m, default_site, outcomes,
+                                                                                        approved)))
 
         order: dict[int, int] = {}
         has_markers = False
@@ -104,7 +107,9 @@ class ReferenceValidator(LinkChecker):
             return sp + "[" + ", ".join(map(str, new)) + "]" if new else ""
 
         text = outside_code(text, lambda part: self._undisguise(sub_markers(part, renumber), outcomes, approved))
-        text = self._sweep(text, outcomes, approved)  # last: removing markers can glue a URL together
+        # last: removing markers can glue a URL together. Code stays as written: a sample's URL
+        # (requests.get("https://…")) is part of the code, and code is never a link (Slack shows it verbatim)
+        text = outside_code(text, lambda part: self._sweep(part, outcomes, approved))
         cited = list(order) if has_markers else list(refs_data)
         references = tuple(
             _renumbered(refs_data[n], i) for i, n in enumerate(cited, start=1)

@@ -168,6 +168,17 @@ def test_validate_rewrites_links_keeps_text_of_dropped_ones(validator: Reference
     assert [o.action for o in result.outcomes] == [LinkAction.KEPT, LinkAction.REWRITTEN, LinkAction.LINK_DROPPED, LinkAction.REWRITTEN, LinkAction.LINK_DROPPED]
 
 
+def test_code_is_left_as_written_and_is_never_a_link(validator: ReferenceValidator) -> None:
+    # a sample's URL is part of the code: removing it left requests.get("") in answers from the Requests docs
+    answer = ("Fetch it [1]:\n\n```\nr = requests.get(\"https://httpbin.org/get\")\n```\n\n"
+              "It resolves to `http://example.org/v1/`, not https://evil.example/x [1].")
+    result = validator.validate(answer, [src(1, "guide.html")])
+    assert result.answer == ("Fetch it [1]:\n\n```\nr = requests.get(\"https://httpbin.org/get\")\n```\n\n"
+                             "It resolves to `http://example.org/v1/`, not  [1].")
+    seen = [o.input for o in result.outcomes]
+    assert "https://evil.example/x" in seen and not any("httpbin" in u or "example.org" in u for u in seen)
+
+
 def test_markers_renumbered_in_order_of_first_use(validator: ReferenceValidator) -> None:
     sources = [
         src(1, "guide.html#connect-on-demand", title="Connect"),

@@ -1,4 +1,5 @@
-"""Property: whatever the answer text, every URL that comes out exists in the anchor map and was approved."""
+"""Property: whatever the answer text, every URL that comes out as a link exists in the anchor map and was approved;
+code comes out exactly as it went in (a sample's URL is part of the code, and code is never a link)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from hypothesis import strategies as st
 
 from crawlers.model import AnchorMap, Page, Section
 from docbot.answer import LinkAction
+from docbot.references.scan import outside_code
 from docbot.references.validator import ReferenceValidator, Source
 
 BASE = "http://docs.test/"
@@ -42,7 +44,8 @@ URL_PIECES = st.sampled_from(
 WRAPPERS = st.sampled_from(["{u}", "[text]({u})", "<{u}>", "<{u}|label>", "[x]: {u}", "({u})", "[{u}]({u})", "{u}{u}"])
 CHUNKS = st.one_of(
     st.text(max_size=12),
-    st.sampled_from(["[1]", "[2]", "[7]", "[1, 2]", "(", ")", "<", ">", "|", "[", "]", "\n", " ", "#", "http://", "."]),
+    st.sampled_from(["[1]", "[2]", "[7]", "[1, 2]", "(", ")", "<", ">", "|", "[", "]", "\n", " ", "#", "http://", ".",
+                     "`", "\n```\n"]),
     st.builds(lambda w, u: w.format(u=u), WRAPPERS, URL_PIECES),
 )
 FOUND = re.compile(r"(?i:https?)://[^\s<>()\[\]{}|\"'`\\]+")
@@ -52,12 +55,25 @@ def urls_in(text: str) -> list[str]:
     return [u.rstrip(".,;:!?*_~") for u in FOUND.findall(text)]
 
 
+def prose(text: str) -> str:
+    """The text outside code blocks and code spans."""
+    parts: list[str] = []
+    outside_code(text, lambda part: parts.append(part) or part)
+    return "\n".join(parts)
+
+
+def code(text: str) -> list[str]:
+    """The code blocks and code spans, in order."""
+    return [c for c in outside_code(text, lambda part: "\0").split("\0") if c]
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(CHUNKS, max_size=25).map("".join), st.lists(URL_PIECES, max_size=3))
 def test_every_output_url_exists_and_was_approved(answer: str, source_urls: list[str]) -> None:
     sources = [Source(i + 1, u, "t", ("t",), "Guides", "docs") for i, u in enumerate(source_urls)]
     result = VALIDATOR.validate(answer, sources)
     approved = {o.output for o in result.outcomes if o.output and o.action != LinkAction.LINK_DROPPED}
-    for url in urls_in(result.answer) + [r.url for r in result.references]:
+    for url in urls_in(prose(result.answer)) + [r.url for r in result.references]:
         assert AMAP.has_anchor(url), (url, result.answer)
         assert url in approved, (url, result.answer)
+    assert code(result.answer) == code(answer), (answer, result.answer)
