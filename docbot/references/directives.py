@@ -38,10 +38,6 @@ class Directives:
         self._pages: dict[tuple[str, str], PageMatcher] = {}
         self._derived: dict[tuple[str, str, str, str], tuple[PageMatcher, TextDirective | None]] = {}
 
-    @property
-    def on(self) -> bool:
-        return self.page_texts is not None
-
     def matcher(self, site: str, page: str) -> PageMatcher | None:
         """The page's matcher, or None when no visible text of it is stored (or, when freshness is asked, when the
         page's text as served now is not known)."""

@@ -156,13 +156,9 @@ def rank_on_page(site: SiteIndex, page_url: str, fragment: str,
                                          f"score {chosen.score:.2f}, next {chosen.second:.2f})")
 
 
-def page_candidates(url: str, base_url: str) -> list[tuple[str, str]]:
-    """Real-page guesses for a dead page URL (normalised, no fragment), best first, with reasons."""
-    return list(_page_candidates(url, base_url))
-
-
 def _page_candidates(url: str, base_url: str) -> Iterator[tuple[str, str]]:
-    """:func:`page_candidates`, generated lazily (a repair stops at the first real page)."""
+    """Real-page guesses for a dead page URL (normalised, no fragment), best first, with reasons; generated lazily
+    (a repair stops at the first real page)."""
     parts = urlsplit(url)
     base_path = urlsplit(base_url).path or "/"
     path = parts.path

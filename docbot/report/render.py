@@ -158,6 +158,23 @@ def render_json(data: ReportData) -> str:
 
 
 def render_markdown(data: ReportData) -> str:
+    """The report as Markdown (CI's job summary): its sections in order, each left out when it has nothing to show."""
+    m = data.metrics
+    lines = _headline_markdown(data)
+    lines += _by_site_markdown(m)
+    lines += _answers_markdown(m)
+    lines += directives_markdown(m.directives)
+    lines += _held_out_by_site_markdown(data.held_out)
+    lines += tradeoff_markdown(data.tradeoff)
+    lines += calibration_markdown(data.calibration)
+    lines += _repair_markdown(m)
+    lines += _latency_markdown(m)
+    lines += _failures_markdown(data)
+    return "\n".join(lines) + "\n"
+
+
+def _headline_markdown(data: ReportData) -> list[str]:
+    """The verdict, what was asked, the headline figures against their thresholds (and held out), what fell short."""
     m = data.metrics
     verdict = "✅ passed" if data.passed else "❌ failed"
     lines = [
@@ -185,62 +202,81 @@ def render_markdown(data: ReportData) -> str:
         lines += ["", HELD_OUT_NOTE]
     for failure in data.failures:
         lines.append(f"\n**Below threshold:** {_md_cell(failure)}")
-    if m.by_site:
-        lines += ["", "### By site", "", "| site | links valid | hit@1 | hit@3 | page hit@3 | refused (oos) | false refusals "
-                  "| oos refused or flagged | answerable flagged |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        for site, d in m.by_site.items():
-            lines.append(
-                f"| {_md_cell(site)} | {fmt(d['link_validity'])} | {fmt(d['hit1'])} | {fmt(d['hit3'])} | "
-                f"{fmt(d['page_hit3'])} | {fmt(d['refusal'])} | {fmt(d['false_refusal'])} | {fmt(d.get('flagged'))} | "
-                f"{fmt(d.get('false_flag'))} |"
-            )
-    if m.answers:
-        lines += ["", "### Answers", "", "| scope | facts covered | words p50 | words max | sentences ending in '?' |",
-                  "|---|---:|---:|---:|---:|"]
-        lines += [f"| {_md_cell(scope)} | {' | '.join(cells)} |" for scope, *cells in _answers_rows(m)]
-        lines += ["", ANSWERS_NOTE]
-    lines += directives_markdown(m.directives)
-    if held is not None and held.by_site:
-        lines += ["", "### Held out, by site", "", "| site | hit@1 | hit@3 | refused (oos) | false refusals | "
-                  "oos refused or flagged | answerable flagged |", "|---|---:|---:|---:|---:|---:|---:|"]
-        for site, d in held.by_site.items():
-            lines.append(f"| {_md_cell(site)} | {fmt(d['hit1'])} | {fmt(d['hit3'])} | {fmt(d['refusal'])} | "
-                         f"{fmt(d['false_refusal'])} | {fmt(d.get('flagged'))} | {fmt(d.get('false_flag'))} |")
-    lines += tradeoff_markdown(data.tradeoff)
-    lines += calibration_markdown(data.calibration)
-    if m.repair_by_category:
-        lines += ["", "### Link repair by category", "", "| category | accuracy |", "|---|---:|"]
-        for cat, value in sorted(m.repair_by_category.items()):
-            lines.append(f"| {_md_cell(cat)} | {fmt(value)} |")
-        lines += ["", f"Wrong rewrites (a link rewritten to the wrong target; worse than a drop): **{m.wrong_rewrites}**"]
-    if m.latency_ms:
-        lines += ["", "### Latency per stage", "", "| stage | p50 | p95 |", "|---|---:|---:|"]
-        for stage, d in m.latency_ms.items():
-            lines.append(f"| {_md_cell(stage)} | {fmt(d['p50'], ' ms')} | {fmt(d['p95'], ' ms')} |")
+    return lines
+
+
+def _by_site_markdown(m: Metrics) -> list[str]:
+    if not m.by_site:
+        return []
+    lines = ["", "### By site", "", "| site | links valid | hit@1 | hit@3 | page hit@3 | refused (oos) | false refusals "
+             "| oos refused or flagged | answerable flagged |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for site, d in m.by_site.items():
+        lines.append(f"| {_md_cell(site)} | {fmt(d['link_validity'])} | {fmt(d['hit1'])} | {fmt(d['hit3'])} | "
+                     f"{fmt(d['page_hit3'])} | {fmt(d['refusal'])} | {fmt(d['false_refusal'])} | "
+                     f"{fmt(d.get('flagged'))} | {fmt(d.get('false_flag'))} |")
+    return lines
+
+
+def _answers_markdown(m: Metrics) -> list[str]:
+    if not m.answers:
+        return []
+    lines = ["", "### Answers", "", "| scope | facts covered | words p50 | words max | sentences ending in '?' |",
+             "|---|---:|---:|---:|---:|"]
+    lines += [f"| {_md_cell(scope)} | {' | '.join(cells)} |" for scope, *cells in _answers_rows(m)]
+    return [*lines, "", ANSWERS_NOTE]
+
+
+def _held_out_by_site_markdown(held: Metrics | None) -> list[str]:
+    if held is None or not held.by_site:
+        return []
+    lines = ["", "### Held out, by site", "", "| site | hit@1 | hit@3 | refused (oos) | false refusals | "
+             "oos refused or flagged | answerable flagged |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for site, d in held.by_site.items():
+        lines.append(f"| {_md_cell(site)} | {fmt(d['hit1'])} | {fmt(d['hit3'])} | {fmt(d['refusal'])} | "
+                     f"{fmt(d['false_refusal'])} | {fmt(d.get('flagged'))} | {fmt(d.get('false_flag'))} |")
+    return lines
+
+
+def _repair_markdown(m: Metrics) -> list[str]:
+    if not m.repair_by_category:
+        return []
+    lines = ["", "### Link repair by category", "", "| category | accuracy |", "|---|---:|"]
+    for cat, value in sorted(m.repair_by_category.items()):
+        lines.append(f"| {_md_cell(cat)} | {fmt(value)} |")
+    return [*lines, "", f"Wrong rewrites (a link rewritten to the wrong target; worse than a drop): **{m.wrong_rewrites}**"]
+
+
+def _latency_markdown(m: Metrics) -> list[str]:
+    if not m.latency_ms:
+        return []
+    lines = ["", "### Latency per stage", "", "| stage | p50 | p95 |", "|---|---:|---:|"]
+    for stage, d in m.latency_ms.items():
+        lines.append(f"| {_md_cell(stage)} | {fmt(d['p50'], ' ms')} | {fmt(d['p95'], ' ms')} |")
+    return lines
+
+
+def _failures_markdown(data: ReportData) -> list[str]:
+    """The questions and repair cases that failed, folded away: what each cited or did against what was wanted."""
     failed_q = [(r, question_failures(r)) for r in data.questions]
     failed_q = [(r, why) for r, why in failed_q if why]
     failed_c = [c for c in data.cases if not is_case_right(c)]
-    if failed_q or failed_c:
-        lines += ["", f"<details><summary>{len(failed_q)} question failures, {len(failed_c)} repair failures</summary>", ""]
-        if failed_q:
-            lines += ["| id | question | cited | gold | why |", "|---|---|---|---|---|"]
-            for r, why in failed_q:
-                cited = "<br>".join(_md_cell(u) for u in r.links[:3]) or "—"
-                gold = "<br>".join(_md_cell(g) for g in r.question.gold) or "—"
-                lines.append(
-                    f"| {_md_cell(r.question.id)} | {_md_cell(r.question.question)} | {cited} | {gold} | "
-                    f"{_md_cell('; '.join(why))} |"
-                )
-        if failed_c:
-            lines += ["", "| case | input | expected | got |", "|---|---|---|---|"]
-            for c in failed_c:
-                lines.append(
-                    f"| {_md_cell(c.case.id)} | {_md_cell(c.case.input)} | "
-                    f"{_md_cell(c.case.action)} {_md_cell(str(c.case.expected))} | "
-                    f"{_md_cell(c.action)} {_md_cell(str(c.output))} |"
-                )
-        lines += ["", "</details>"]
-    return "\n".join(lines) + "\n"
+    if not failed_q and not failed_c:
+        return []
+    lines = ["", f"<details><summary>{len(failed_q)} question failures, {len(failed_c)} repair failures</summary>", ""]
+    if failed_q:
+        lines += ["| id | question | cited | gold | why |", "|---|---|---|---|---|"]
+        for r, why in failed_q:
+            cited = "<br>".join(_md_cell(u) for u in r.links[:3]) or "—"
+            gold = "<br>".join(_md_cell(g) for g in r.question.gold) or "—"
+            lines.append(f"| {_md_cell(r.question.id)} | {_md_cell(r.question.question)} | {cited} | {gold} | "
+                         f"{_md_cell('; '.join(why))} |")
+    if failed_c:
+        lines += ["", "| case | input | expected | got |", "|---|---|---|---|"]
+        for c in failed_c:
+            lines.append(f"| {_md_cell(c.case.id)} | {_md_cell(c.case.input)} | "
+                         f"{_md_cell(c.case.action)} {_md_cell(str(c.case.expected))} | "
+                         f"{_md_cell(c.action)} {_md_cell(str(c.output))} |")
+    return [*lines, "", "</details>"]
 
 
 def calibration_markdown(cal: Calibration | None) -> list[str]:

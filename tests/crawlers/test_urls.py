@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawlers.urls import in_scope, normalize, page_variants, scope_prefix, split_fragment
+from crawlers.urls import in_scope, normalize, scope_prefix, split_fragment
 
 
 def test_directory_and_index_html_are_the_same_page() -> None:
@@ -47,10 +47,6 @@ def test_scope_is_origin_and_directory_with_globs() -> None:
     assert not in_scope("http://127.0.0.1:8000/docs/_modules/x.html", prefix, exclude=("_modules/*",))
     assert in_scope("http://127.0.0.1:8000/docs/api/x.html", prefix, include=("api/*",))
     assert not in_scope("http://127.0.0.1:8000/docs/guide.html", prefix, include=("api/*",))
-
-
-def test_page_variants_cover_directory_form() -> None:
-    assert page_variants("http://h/a/") == ["http://h/a/index.html", "http://h/a/"]
 
 
 _SEGMENT = st.text(alphabet="aZ09-._~%25 é/+:@!$&'()*,;=", max_size=12)
