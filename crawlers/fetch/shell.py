@@ -7,7 +7,8 @@ costs a scan of the first few hundred characters of text on most pages (an lxml 
 almost none), and it never starts a browser.
 
 Adding a generator that renders in the browser: one :class:`AppRoot` here (how its shell is recognised, and which
-element shows it has rendered), and a test over its real package like ``tests/crawlers/test_render_redoc.py``.
+element shows it has rendered; its ``routes`` or ``entries`` when its deep links are routes, not element ids), and a
+test over its real package like ``tests/crawlers/test_render_redoc.py``.
 """
 
 from __future__ import annotations
