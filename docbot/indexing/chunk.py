@@ -30,12 +30,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from crawlers.model import AnchorMap, SectionText, SourceType
+from docbot.references.links import format_url
 
 DEFAULT_BUDGET = 350  # estimated tokens per chunk
 DEFAULT_OVERLAP = 50  # at most this many tokens of the previous part are repeated
 CODE_SPLIT_FACTOR = 4  # code blocks longer than this × budget are split at blank lines
 TOKENS_PER_WORD = 1.3
 PATH_SEPARATOR = " › "
+_SPACE = re.compile(r"\s")
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 FENCED_BLOCK = re.compile(r"^\s*(```|~~~).*?^\s*\1\s*$", re.S | re.M)  # a whole fenced code block
@@ -92,6 +94,14 @@ class Chunk:
             part=int(data.get("part", 0)), kind=data.get("kind", "heading"),
         )
 
+
+
+def deep_url(url: str, anchor: str | None) -> str:
+    """``url#anchor``; an anchor with whitespace (a route such as Swagger UI's ``#/Session (experimental)/Session``)
+    encoded as the ReferenceValidator writes it, so the link is one it keeps (other anchors as they always were)."""
+    if not anchor:
+        return url
+    return format_url(url, anchor) if _SPACE.search(anchor) else f"{url}#{anchor}"
 
 def estimate_tokens(text: str) -> int:
     """Tokenizer-free token estimate: words × 1.3."""
@@ -265,7 +275,7 @@ def chunk_sections(
                     site=section.site,
                     url=url,
                     anchor=anchor,
-                    deep_url=f"{url}#{anchor}" if anchor else url,
+                    deep_url=deep_url(url, anchor),
                     title=section.title,
                     path=tuple(path),
                     level=section.level,

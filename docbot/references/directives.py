@@ -4,7 +4,11 @@
 page texts, of the generation being read: :mod:`docbot.reading`; no fetching), keeps a :class:`~docbot.references.textfrag.PageMatcher` for the pages it was asked
 about, and answers two questions: may this directive go with this fragment (:meth:`Directives.judge`), and which
 directive brings a reader to this quoted passage (:meth:`Directives.derive`). Without a reader (text directives
-turned off) it keeps none and derives none.
+turned off) it keeps none and derives none. A fragment that is an app's hash route (``Page.routes``: Swagger UI,
+docsify) gets none: the app renders its text after the load and scrolls to the route itself, and Chromium searches
+a DOM that is not the recorded one (Swagger UI's other operations collapsed) and centres what it finds, so the
+directive lands worse than the route alone (measured: ``#/Container/ContainerList:~:text=List%20containers`` left
+the operation 316 px down instead of at the top; one whose text stood elsewhere went 3,000 px away).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import logging
 from collections.abc import Callable
 
 from crawlers.page_text import PageText
+from crawlers.urls import is_route
 from docbot.references.fragments import remember
 from docbot.references.scan import BARE, DISGUISED, may_hide_urls
 from docbot.references.textderive import derive
@@ -27,6 +32,7 @@ log = logging.getLogger(__name__)
 
 MAX_PAGES = 512  # pages whose folded text is kept: a large site's pages, about one copy of their text
 MAX_DERIVED = 4096  # quoted passages remembered with their directive
+ROUTE = "the fragment is an app's route: the app scrolls to it once rendered, a text directive would move the view off it"
 
 
 class Directives:
@@ -57,6 +63,8 @@ class Directives:
         """(the directives to keep, encoded and joined with '&', or ""; why any were dropped, or "")."""
         if self.page_texts is None:
             return "", "text directives are turned off"
+        if is_route(fragment):
+            return "", ROUTE
         matcher = self.matcher(site, page)
         if matcher is None:
             return "", ("the page's visible text was not recorded (recrawl the site)" if self.freshen is None else
@@ -81,7 +89,7 @@ class Directives:
 
     def derive(self, site: str, page: str, fragment: str, passage: str) -> TextDirective | None:
         """The shortest directive that lands on ``passage`` inside ``#fragment`` (None when there is none)."""
-        if self.page_texts is None or not passage.strip():
+        if self.page_texts is None or not passage.strip() or is_route(fragment):
             return None
         matcher = self.matcher(site, page)
         if matcher is None:

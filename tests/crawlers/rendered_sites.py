@@ -21,12 +21,25 @@ from tests.browser import no_browser
 from tests.conftest import serve_directory
 
 SITES = Path(__file__).resolve().parents[2] / "build" / "sites"
+POLL_S = 0.1
 # where the element of id arguments[0] is: its top, the viewport's height and the page's scroll (None: no such id)
 WHERE_JS = """
 const el = document.getElementById(arguments[0]);
 if (!el) return null;
 return [el.getBoundingClientRect().top, window.innerHeight, Math.round(window.scrollY)];
 """
+
+
+def settled(driver: Any, url: str, until: Any, max_wait: float = 30.0) -> Any:
+    """Load ``url`` afresh and poll ``until(driver)`` until it gives something true (returned), up to ``max_wait``."""
+    driver.get("about:blank")
+    driver.get(url)
+    deadline = time.monotonic() + max_wait
+    while True:
+        got = until(driver)
+        if got or time.monotonic() > deadline:
+            return got
+        time.sleep(POLL_S)
 
 
 @contextmanager

@@ -8,7 +8,6 @@ The site is built by ``scripts/build_rendered_sites.sh`` (run by ``scripts/insta
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
@@ -18,13 +17,12 @@ from crawlers.fetch import RenderingFetcher
 from crawlers.model import Page, Section
 from docbot.references.validator import ReferenceValidator
 from tests.browser import in_view
-from tests.crawlers.rendered_sites import SITES, WHERE_JS, site_fixtures
+from tests.crawlers.rendered_sites import SITES, WHERE_JS, settled, site_fixtures
 
 pytestmark = pytest.mark.slow
 
 SITE = SITES / "redoc"
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
-POLL_S = 0.1
 # every element with an id, and the deep link of every section Redoc rendered, once the DOM has settled
 _DOM_IDS_JS = """
 return [Array.from(document.querySelectorAll('[id]'), e => e.id),
@@ -51,18 +49,6 @@ def operation_sections(page: Page) -> dict[str, Section]:
 
 
 base, crawled, page = site_fixtures(SITE, "docker")  # the served site, its crawl, its one page
-
-
-def settled(driver: Any, url: str, until: Any, max_wait: float = 30.0) -> Any:
-    """Load ``url`` afresh and poll ``until(driver)`` until it gives something true (returned), up to ``max_wait``."""
-    driver.get("about:blank")
-    driver.get(url)
-    deadline = time.monotonic() + max_wait
-    while True:
-        got = until(driver)
-        if got or time.monotonic() > deadline:
-            return got
-        time.sleep(POLL_S)
 
 
 def test_the_site_is_a_real_api_of_50_to_150_operations() -> None:

@@ -3,7 +3,7 @@ place on it exist, a wrong place repaired among that route's own places; a route
 
 from __future__ import annotations
 
-from crawlers.model import AnchorMap, Page, Section
+from crawlers.model import AnchorMap, Page, PageText, Section
 from docbot.references.validator import ReferenceValidator
 
 BASE = "http://docs.test/"
@@ -54,3 +54,21 @@ def test_a_route_that_is_not_there_is_not_kept() -> None:
 def test_a_route_on_a_page_that_records_none_is_the_page_as_before() -> None:
     assert check(f"{BASE}plain.html#/settings") == ("kept", BASE + "plain.html")
     assert check(f"{BASE}plain.html#intro") == ("kept", BASE + "plain.html#intro")
+
+
+def test_a_route_gets_no_text_directive_where_an_element_id_would() -> None:
+    """The app scrolls to a route once it has rendered, and Chromium's search of a directive (on a DOM that is not
+    the recorded one) moves the view off it (measured on docsify and Swagger UI): a route keeps no directive and
+    gets none for a quoted passage; a plain page's id still does."""
+    texts = {APP: PageText(APP, "npm-ls\nDescription\nlists the installed packages", (0, 1, 1),
+                           ((1, ("/cli/ls?id=npm-ls",)), (3, ("/cli/ls?id=description",)))),
+             BASE + "plain.html": PageText(BASE + "plain.html", "Intro\nlists the installed packages", (0, 0),
+                                           ((1, ("intro",)),))}
+    validator = ReferenceValidator({"npm": make_map()}, page_texts=lambda site, url: texts.get(url))
+    outcome = validator.check_url(f"{APP}#/cli/ls?id=description:~:text=installed%20packages", site="npm")
+    assert (outcome.action, outcome.output) == ("rewritten", f"{APP}#/cli/ls?id=description"), outcome
+    assert "route" in outcome.reason
+    quoted = validator.quote_link(f"{APP}#/cli/ls?id=description", "lists the installed packages", site="npm")
+    assert quoted.output == f"{APP}#/cli/ls?id=description", quoted
+    plain = validator.quote_link(f"{BASE}plain.html#intro", "lists the installed packages", site="npm")
+    assert str(plain.output).startswith(f"{BASE}plain.html#intro:~:text="), plain
