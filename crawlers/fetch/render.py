@@ -10,7 +10,8 @@ never starts one. An app whose pages are hash routes (docsify) has each route re
 gathered into one document whose ids are the routes (:mod:`crawlers.fetch.routes`); an app that renders its entries
 collapsed and lands on them by routes (Swagger UI) has them expanded in the browser and the page composed with its
 routes as ids (:mod:`crawlers.fetch.entries`). ``routes`` says their form. Such an app's content lives in other
-files than its shell (Markdown, an OpenAPI description), so it is rendered again on every crawl (no validators kept).
+files than its shell (Markdown, an OpenAPI description), so a known app (Redoc too) is rendered again on every crawl
+(no validators kept).
 """
 
 from __future__ import annotations
@@ -107,10 +108,12 @@ class RenderingFetcher:
         if truncated:
             log.warning("the rendered %s is larger than %d bytes; keeping only the first %d", url, self.max_bytes,
                         self.max_bytes)
-        # an app of routes keeps its pages in other files (docsify's Markdown, Swagger UI's OpenAPI description): its
-        # shell's validators say nothing of them, so it is fetched in full and rendered again on every crawl
+        # a known app keeps its content in other files (Redoc's and Swagger UI's OpenAPI description, docsify's
+        # Markdown): its shell's validators say nothing of them, so it is fetched in full and rendered again on every
+        # crawl. An unknown app's shell names its script bundle, whose new build changes the shell too
         routed = routes is not None or entries is not None
-        headers = {k: v for k, v in result.headers.items() if k not in VALIDATORS} if routed else result.headers
+        external = shell.root is not None
+        headers = {k: v for k, v in result.headers.items() if k not in VALIDATORS} if external else result.headers
         return dataclasses.replace(result, body=body[: self.max_bytes], encoding="utf-8", truncated=truncated,
                                    headers=headers, rendered=shell.reason, source_type_hint=shell.source_type,
                                    routes=shell.root.links if routed and shell.root is not None else None)

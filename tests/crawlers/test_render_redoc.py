@@ -63,6 +63,8 @@ def test_auto_renders_the_redoc_shell_in_one_browser(crawled: tuple[CrawlResult,
     assert fetcher.rendered == 1 and fetcher.browser is not None and fetcher.browser.starts == 1
     assert result.stats.fetched == 1 and result.stats.failed == 0
     assert page.source_type == "API reference"  # what Redoc renders, unless the site's source_types say otherwise
+    # the OpenAPI description (spec-url) changes under an unchanged shell: a 304 of the shell would keep a stale map
+    assert page.etag is None and page.last_modified is None
     print(f"\nrendered crawl of {len(page.sections)} sections in {seconds:.1f} s")
 
 
