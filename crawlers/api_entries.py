@@ -29,6 +29,8 @@ SYMBOL_HEADING = re.compile(
     r"|(?P<called>[A-Za-z_]\w*)\s*\(\s*\)"
     r"|(?P<const>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+))"
 )
+_DESCNAME = etree.XPath(".//*[contains(concat(' ', @class, ' '), ' descname ')]")
+_DESCCLASSNAME = etree.XPath(".//*[contains(concat(' ', @class, ' '), ' descclassname ')]")
 
 
 def rustdoc_name(anchor: str | None) -> str:
@@ -49,3 +51,39 @@ def entry_dl(dt: etree._Element) -> tuple[etree._Element | None, set[str]]:
     if classes & NOTE_DL:
         return None, classes
     return dl, classes
+
+
+def api_heading(heading: etree._Element, title: str, anchor: str | None, from_marker: bool) -> tuple[bool, str]:
+    """(whether a heading documents an API entry, its title as its generator names the entry: Javadoc's overloads,
+    GTK-Doc's symbols). ``anchor``: the heading's, ``from_marker`` when an id marker before it lent it."""
+    cls = set(heading.get("class", "").split())
+    symbol = SYMBOL_HEADING.fullmatch(title.strip())
+    is_api = bool(cls & API_HEADING_CLASSES) or symbol is not None or bool(
+        anchor and (("(" in anchor and (from_marker or anchor.endswith(")"))) or RUSTDOC_ANCHOR.match(anchor))
+    )
+    overload = JAVA_SIGNATURE.fullmatch(anchor or "")
+    if overload and overload["name"] == title.strip():  # Javadoc: "toBoolean" ×6 → "toBoolean(String)"
+        params = [p.strip().rsplit(".", 1)[-1] for p in overload["params"].split(",") if p.strip()]
+        title = f"{title.strip()}({', '.join(params)})"
+    if symbol is not None:  # "g_hash_table_new ()" → "g_hash_table_new()", "struct GHashTableIter" → "GHashTableIter"
+        title = (symbol["typed"] or (symbol["called"] + "()" if symbol["called"] else symbol["const"]))
+    return is_api, title
+
+
+def entry_title(dt: etree._Element, signature: str, parent_api: str | None, classes: set[str]) -> tuple[str, str]:
+    """(title, short name) of an API entry's term: Sphinx's ``descname`` after its class's short name
+    (``parent_api``) or its module's ``descclassname``, "()" for a callable; else the start of its signature."""
+    names = _DESCNAME(dt)
+    if not names:
+        title = signature[:MAX_API_TITLE].strip()
+        return title, title
+    short = " ".join("".join(names[0].itertext()).split())
+    if parent_api is not None:
+        title = f"{parent_api}.{short}"
+    else:
+        prefixes = _DESCCLASSNAME(dt)
+        prefix = "".join(prefixes[0].itertext()).strip() if prefixes else ""
+        title = prefix + short
+    if classes & CALLABLE_DL:
+        title += "()"
+    return title, short

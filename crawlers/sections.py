@@ -13,18 +13,7 @@ from collections.abc import Mapping
 from lxml import etree
 
 from crawlers.anchor_sections import ANCHOR, PageLink, anchor_ids, close_anchor, open_anchor, rejoin, starts_section
-from crawlers.api_entries import (
-    API_DL,
-    API_HEADING_CLASSES,
-    CALLABLE_DL,
-    ENTRY_PART_TITLES,
-    JAVA_SIGNATURE,
-    MAX_API_TITLE,
-    RUSTDOC_ANCHOR,
-    SYMBOL_HEADING,
-    entry_dl,
-    rustdoc_name,
-)
+from crawlers.api_entries import API_DL, ENTRY_PART_TITLES, api_heading, entry_dl, entry_title, rustdoc_name
 from crawlers.chrome import chrome_free_text, chrome_free_text_raw, is_chrome
 from crawlers.heading_anchors import marker_ids, resolve_heading
 from crawlers.html import BLOCKS, HEADINGS, holds_lines, lines_of, link_text, text_of
@@ -42,8 +31,6 @@ START_ACTIONS: dict[str, int] = {
     "code": _CODE, "kbd": _CODE, "samp": _CODE, "tt": _CODE, "var": _CODE,
 }
 END_BREAKS = BLOCKS | {"li", "dt"}
-_DESCNAME = etree.XPath(".//*[contains(concat(' ', @class, ' '), ' descname ')]")
-_DESCCLASSNAME = etree.XPath(".//*[contains(concat(' ', @class, ' '), ' descclassname ')]")
 
 
 def _is_banner(h1: etree._Element) -> bool:
@@ -71,8 +58,6 @@ def _hidden(el: etree._Element, skip: frozenset[etree._Element]) -> bool:
     return False
 
 
-
-
 def _in_box(heading: etree._Element, main: etree._Element) -> bool:
     """Whether ``heading`` titles an admonition box (a note, tip, warning…) rather than a section."""
     for el in heading.iterancestors():
@@ -81,6 +66,22 @@ def _in_box(heading: etree._Element, main: etree._Element) -> bool:
         if ADMONITION_CLASSES & set(el.get("class", "").split()):
             return True
     return False
+
+
+def _page_title(main: etree._Element, html_title: str,
+                skip: frozenset[etree._Element]) -> tuple[str, etree._Element | None]:
+    """(the page's title, the heading that carries it, if any): its first visible <h1>, else the ``<title>`` (or the
+    first heading) — that heading itself when it repeats the title."""
+    title_h1 = next((h for h in main.iter("h1") if not _hidden(h, skip)), None)
+    page_title = chrome_free_text(title_h1) if title_h1 is not None else ""
+    if not page_title:
+        first = next((h for h in main.iter(*HEADINGS) if not _hidden(h, skip)), None)
+        first_text = chrome_free_text(first) if first is not None else ""
+        page_title = html_title or first_text
+        if first is not None and _names_page(first_text, page_title):
+            page_title = first_text
+            title_h1 = first  # the page starts at a lower heading that repeats the title
+    return page_title, title_h1
 
 
 def walk_sections(
@@ -99,211 +100,221 @@ def walk_sections(
     banners = frozenset(h for h in main.iter("h1") if _is_banner(h))
     if banners:
         skip = skip | banners
-    title_h1 = next((h for h in main.iter("h1") if not _hidden(h, skip)), None)
-    page_title = chrome_free_text(title_h1) if title_h1 is not None else ""
-    if not page_title:
-        first = next((h for h in main.iter(*HEADINGS) if not _hidden(h, skip)), None)
-        first_text = chrome_free_text(first) if first is not None else ""
-        page_title = html_title or first_text
-        if first is not None and _names_page(first_text, page_title):
-            page_title = first_text
-            title_h1 = first  # the page starts at a lower heading that repeats the title
-    preamble = OpenSection(None, [], page_title, 1, "heading", (page_title,))
-    opened: list[OpenSection] = []
-    stack: list[OpenSection] = []
-    li_depth = 0
-    walker = etree.iterwalk(main, events=("start", "end"))
-    cur = preamble
-    breaks = END_BREAKS
-    actions = START_ACTIONS
-    links = linked or {}
+    page_title, title_h1 = _page_title(main, html_title, skip)
+    walk = _SectionWalk(main, anchors, skip, page_title, title_h1, opens, closes, linked or {})
+    walk.run()
+    return finish_sections(walk.opened, walk.preamble, page_title)
 
-    at_start: list[OpenSection] = []  # anchor sections that started where their heading's section starts
-    ended: list[OpenSection] = []  # of them, the one that ended at the latest anchor start or since
 
-    def end_anchors(whole: bool = True) -> OpenSection:
+class _SectionWalk:
+    """One walk over the main region: the sections opened so far, those in effect (``stack``), the innermost (``cur``)."""
+
+    def __init__(self, main: etree._Element, anchors: frozenset[str], skip: frozenset[etree._Element],
+                 page_title: str, title_h1: etree._Element | None, opens: dict[etree._Element, int] | None,
+                 closes: dict[etree._Element, int] | None, links: Mapping[str, PageLink]) -> None:
+        self.main, self.anchors, self.skip, self.links = main, anchors, skip, links
+        self.page_title, self.title_h1 = page_title, title_h1
+        self.opens, self.closes = opens, closes
+        self.preamble = OpenSection(None, [], page_title, 1, "heading", (page_title,))
+        self.opened: list[OpenSection] = []
+        self.stack: list[OpenSection] = []
+        self.cur = self.preamble
+        self.li_depth = 0
+        self.at_start: list[OpenSection] = []  # anchor sections that started where their heading's section starts
+        self.ended: list[OpenSection] = []  # of them, the one that ended at the latest anchor start or since
+        self.walker = etree.iterwalk(main, events=("start", "end"))
+
+    def run(self) -> None:
+        """Walk the region: a heading or an API entry opens a section; every other element adds its text."""
+        walker, skip, actions = self.walker, self.skip, START_ACTIONS
+        for event, el in walker:
+            if event == "end":
+                self.end(el)
+                continue
+            tag = el.tag
+            if not isinstance(tag, str) or is_chrome(el) or (skip and el in skip):
+                walker.skip_subtree()
+                continue
+            action = actions.get(tag, _INLINE)
+            if action == _HEADING and self.titles_box_or_entry(el):
+                action = _BLOCK  # its title is a line of the box's (or the API entry's) text
+            room = len(self.opened) < MAX_SECTIONS
+            if action == _HEADING and room:
+                self.open_heading(el, tag)
+            elif not (action == _ENTRY and room and self.open_entry(el)):
+                self.mark(el, tag)
+                self.add_text(el, tag, action)
+        self.in_effect().flush()
+        self.end_anchors()
+        for sec in self.stack:
+            sec.flush()
+        self.preamble.flush()
+
+    def in_effect(self) -> OpenSection:
+        """The innermost section open, the preamble before any."""
+        return self.stack[-1] if self.stack else self.preamble
+
+    def index_of(self, sec: OpenSection) -> int:
+        """``sec``'s index among the opened sections, -1 for the preamble."""
+        opened = self.opened
+        return next((i for i in range(len(opened) - 1, -1, -1) if opened[i] is sec), -1)
+
+    def push(self, el: etree._Element, sec: OpenSection) -> None:
+        """Open ``sec`` at ``el``: it is the innermost section from here."""
+        if self.opens is not None:
+            self.opens[el] = len(self.opened)
+        self.opened.append(sec)
+        self.stack.append(sec)
+        self.cur = sec
+
+    def end_anchors(self, whole: bool = True) -> OpenSection:
         """Ends the anchor section in effect (they never nest) with its parent's (``whole``) or at the next anchor;
         returns the section in effect again."""
+        stack, at_start, ended = self.stack, self.at_start, self.ended
         if not whole:
             ended.clear()
         while stack and stack[-1].kind == ANCHOR:
             sec = stack.pop()
-            if close_anchor(sec, opened, links, opens, whole):
+            if close_anchor(sec, self.opened, self.links, self.opens, whole):
                 at_start.append(sec)
                 ended.append(sec)
         while whole and at_start:
             sec = at_start.pop()
-            rejoin(sec, opened, links, opens, last=any(s is sec for s in ended))
+            rejoin(sec, self.opened, self.links, self.opens, last=any(s is sec for s in ended))
         if whole:
             ended.clear()
-        return stack[-1] if stack else preamble
+        return self.in_effect()
 
-    for event, el in walker:
-        tag = el.tag
-        if event == "end":
-            if tag in breaks:
-                if cur.inline:
-                    cur.flush()
-                if tag == "li":
-                    li_depth = max(0, li_depth - 1)
-                elif tag == "dl" and stack and any(s.dl is el for s in stack):
-                    end_anchors()
-                    while stack:
-                        if stack.pop().dl is el:
-                            break
-                    cur = stack[-1] if stack else preamble
-                    if closes is not None:
-                        closes[el] = next((i for i in range(len(opened) - 1, -1, -1) if opened[i] is cur), -1)
-            if stack and stack[-1].opener is el:  # a linked block (a headless <section id>) ends its section, as
-                cur.flush()  # does the end of a marker's container (which holds its heading when nothing is between)
-                cur = end_anchors(whole=stack[-1].anchor not in anchor_ids(el))
-                if closes is not None:
-                    closes[el] = next((i for i in range(len(opened) - 1, -1, -1) if opened[i] is cur), -1)
-            tail = el.tail
-            if tail and (cur.inline or not tail.isspace()) and el is not main:
-                cur.inline.append(tail)
-            continue
-        if not isinstance(tag, str) or is_chrome(el) or (skip and el in skip):
-            walker.skip_subtree()
-            continue
-        action = actions.get(tag, _INLINE)
-        if action == _HEADING and (_in_box(el, main) or (
-            stack and stack[-1].kind == "api" and chrome_free_text(el).strip().rstrip(":").lower() in ENTRY_PART_TITLES
-        )):
-            action = _BLOCK  # its title is a line of the box's (or the API entry's) text
-        if action == _HEADING and len(opened) < MAX_SECTIONS:
-            cur.flush()
-            walker.skip_subtree()
-            end_anchors()
-            raw = int(tag[1])
-            while stack and stack[-1].dl is None and stack[-1].raw_level >= raw:
-                stack.pop()
-            top = stack[-1] if stack else None
-            if top is not None and top.dl is not None:
-                raw = top.raw_level + 1
-            title = chrome_free_text(el)
-            anchor, aliases, from_marker = resolve_heading(el, main, anchors)
-            cls = set(el.get("class", "").split())
-            symbol = SYMBOL_HEADING.fullmatch(title.strip())
-            is_api = bool(cls & API_HEADING_CLASSES) or symbol is not None or bool(
-                anchor and (("(" in anchor and (from_marker or anchor.endswith(")"))) or RUSTDOC_ANCHOR.match(anchor))
-            )
-            overload = JAVA_SIGNATURE.fullmatch(anchor or "")
-            if overload and overload["name"] == title.strip():  # Javadoc: "toBoolean" ×6 → "toBoolean(String)"
-                params = [p.strip().rsplit(".", 1)[-1] for p in overload["params"].split(",") if p.strip()]
-                title = f"{title.strip()}({', '.join(params)})"
-            if symbol is not None:  # "g_hash_table_new ()" → "g_hash_table_new()", "struct GHashTableIter" → "GHashTableIter"
-                title = (symbol["typed"] or (symbol["called"] + "()" if symbol["called"] else symbol["const"]))
-            if el is title_h1:
-                path: tuple[str, ...] = (page_title,)
-            else:
-                path = (top.path if top is not None else (page_title,)) + (title,)
-            short = rustdoc_name(anchor) or title
-            if is_api and short != title:
-                title = short
-                path = (*path[:-1], title)
-            sec = OpenSection(anchor, aliases, title, raw, "api" if is_api else "heading", path, short=short, sig=is_api)
-            if opens is not None:
-                opens[el] = len(opened)
-            opened.append(sec)
-            stack.append(sec)
-            cur = sec
-            continue
-        if action == _ENTRY and len(opened) < MAX_SECTIONS:
-            dl, classes = entry_dl(el)
-            ids = marker_ids(el) if dl is not None else []
-            if ids:
+    def end(self, el: etree._Element) -> None:
+        """An element's end: a block ends its line; an API entry list or a linked block ends its sections."""
+        cur, stack = self.cur, self.stack
+        if el.tag in END_BREAKS:
+            if cur.inline:
                 cur.flush()
-                walker.skip_subtree()
-                end_anchors()
-                while stack and stack[-1].dl is dl:
-                    stack.pop()
-                top = stack[-1] if stack else None
-                parent_api = top if top is not None and top.kind == "api" else None
-                signature = chrome_free_text(el)
-                names = _DESCNAME(el)
-                if names:
-                    short = " ".join("".join(names[0].itertext()).split())
-                    if parent_api is not None:
-                        title = f"{parent_api.short}.{short}"
-                    else:
-                        prefixes = _DESCCLASSNAME(el)
-                        prefix = "".join(prefixes[0].itertext()).strip() if prefixes else ""
-                        title = prefix + short
-                    if classes & CALLABLE_DL:
-                        title += "()"
-                else:
-                    title = short = signature[:MAX_API_TITLE].strip()
-                raw = top.raw_level + 1 if top is not None else 1
-                path = (top.path if top is not None else (page_title,)) + (title,)
-                is_sig = bool(classes & API_DL) or "sig" in el.get("class", "").split()
-                sec = OpenSection(ids[0], ids[1:], title, raw, "api", path, short=short, dl=dl, sig=is_sig)
-                sec.add(signature)
-                if opens is not None:
-                    opens[el] = len(opened)
-                opened.append(sec)
-                stack.append(sec)
-                cur = sec
-                continue
+            if el.tag == "li":
+                self.li_depth = max(0, self.li_depth - 1)
+            elif el.tag == "dl" and stack and any(s.dl is el for s in stack):
+                self.end_anchors()
+                while stack:
+                    if stack.pop().dl is el:
+                        break
+                cur = self.cur = self.in_effect()
+                if self.closes is not None:
+                    self.closes[el] = self.index_of(cur)
+        if stack and stack[-1].opener is el:  # a linked block (a headless <section id>) ends its section, as
+            cur.flush()  # does the end of a marker's container (which holds its heading when nothing is between)
+            cur = self.cur = self.end_anchors(whole=stack[-1].anchor not in anchor_ids(el))
+            if self.closes is not None:
+                self.closes[el] = self.index_of(cur)
+        tail = el.tail
+        if tail and (cur.inline or not tail.isspace()) and el is not self.main:
+            cur.inline.append(tail)
+
+    def titles_box_or_entry(self, heading: etree._Element) -> bool:
+        """Whether ``heading`` titles an admonition box or a part of the API entry in effect ("Parameters:")."""
+        return _in_box(heading, self.main) or (bool(self.stack) and self.stack[-1].kind == "api" and (
+            chrome_free_text(heading).strip().rstrip(":").lower() in ENTRY_PART_TITLES))
+
+    def open_heading(self, el: etree._Element, tag: str) -> None:
+        """Open the section a heading starts, under the innermost section of a higher level (or API entry)."""
+        self.cur.flush()
+        self.walker.skip_subtree()
+        self.end_anchors()
+        stack = self.stack
+        raw = int(tag[1])
+        while stack and stack[-1].dl is None and stack[-1].raw_level >= raw:
+            stack.pop()
+        top = stack[-1] if stack else None
+        if top is not None and top.dl is not None:
+            raw = top.raw_level + 1
+        anchor, aliases, from_marker = resolve_heading(el, self.main, self.anchors)
+        is_api, title = api_heading(el, chrome_free_text(el), anchor, from_marker)
+        if el is self.title_h1:
+            path: tuple[str, ...] = (self.page_title,)
+        else:
+            path = (top.path if top is not None else (self.page_title,)) + (title,)
+        short = rustdoc_name(anchor) or title
+        if is_api and short != title:
+            title = short
+            path = (*path[:-1], title)
+        kind = "api" if is_api else "heading"
+        self.push(el, OpenSection(anchor, aliases, title, raw, kind, path, short=short, sig=is_api))
+
+    def open_entry(self, dt: etree._Element) -> bool:
+        """Open the API entry a ``dt`` with an id starts, inside its list's parent; False when it starts none."""
+        dl, classes = entry_dl(dt)
+        ids = marker_ids(dt) if dl is not None else []
+        if not ids:
+            return False
+        self.cur.flush()
+        self.walker.skip_subtree()
+        self.end_anchors()
+        stack = self.stack
+        while stack and stack[-1].dl is dl:
+            stack.pop()
+        top = stack[-1] if stack else None
+        signature = chrome_free_text(dt)
+        parent_api = top.short if top is not None and top.kind == "api" else None
+        title, short = entry_title(dt, signature, parent_api, classes)
+        raw = top.raw_level + 1 if top is not None else 1
+        path = (top.path if top is not None else (self.page_title,)) + (title,)
+        is_sig = bool(classes & API_DL) or "sig" in dt.get("class", "").split()
+        sec = OpenSection(ids[0], ids[1:], title, raw, "api", path, short=short, dl=dl, sig=is_sig)
+        sec.add(signature)
+        self.push(dt, sec)
+        return True
+
+    def mark(self, el: etree._Element, tag: str) -> None:
+        """Where ``el`` has an id (or is an ``<a name>``, or a link): open the section an anchor the page links to
+        starts, lend a headless section's id to the section in effect, or keep it as an id inside it."""
+        cur = self.cur
         ident = el.get("id")
-        start = starts_section(el, cur, links) if links and len(opened) < MAX_SECTIONS else None
-        if (ident and cur.anchor is None and tag == "section" and cur is not preamble and ident in anchors
+        links = self.links
+        start = starts_section(el, cur, links) if links and len(self.opened) < MAX_SECTIONS else None
+        if (ident and cur.anchor is None and tag == "section" and cur is not self.preamble and ident in self.anchors
                 and next(el.iter(*HEADINGS), None) is None):
             # Javadoc: <h1>Class X</h1> (no id), then <section id="class-description"> with no heading of its
             # own (one with a heading lends its id to that heading's section instead)
             cur.anchor = ident
         elif start is not None:
             cur.flush()
-            before = cur
-            cur = open_anchor(el, start, end_anchors(whole=False), before, main)
-            if opens is not None:
-                opens[el] = len(opened)
-            opened.append(cur)
-            stack.append(cur)
+            self.push(el, open_anchor(el, start, self.end_anchors(whole=False), cur, self.main))
+            cur = self.cur
         elif ident:
             cur.inner.append(ident)
-        if tag == "div" and el.get("class") == "fragment":  # Doxygen's code: one <div class="line"> a line
-            walker.skip_subtree()
-            if cur.inline:
-                cur.flush()
-            code = "\n".join(chrome_free_text_raw(line) for line in el if isinstance(line.tag, str))
-            if code.strip():
-                cur.add(f"```\n{code.strip(chr(10))}\n```")
-            continue
-        if tag == "a" and el.get("name") and start is None:
-            cur.inner.append(el.get("name"))
-        if tag == "a" and el.get("href"):
-            cur.linked += len("".join(text_of(el).split()))
+        if tag == "a":
+            if el.get("name") and start is None:
+                cur.inner.append(el.get("name"))
+            if el.get("href"):
+                cur.linked += len("".join(text_of(el).split()))
+
+    def add_text(self, el: etree._Element, tag: str, action: int) -> None:
+        """Add an element's own text to the innermost section: inline, as fenced code, as a list item or a block."""
+        cur = self.cur
         if action == _INLINE:
             if el.text:
                 cur.inline.append(el.text)
-            continue
+            return
+        if tag == "div" and el.get("class") == "fragment":  # Doxygen's code: one <div class="line"> a line
+            self.add_code(_doxygen_code(el))
+            return
         if action == _CODE:  # inline code: its highlighting spans carry no structure
-            walker.skip_subtree()
             if not holds_lines(el):
+                self.walker.skip_subtree()
                 cur.inline.append(text_of(el))
-                continue
+                return
             # code whose lines are elements (Redoc's JSON samples: <code><ul><li>"Id": …</li>…</ul></code>) is a
             # block of code; read as inline text it became one line of prose, its "sentences" taken for facts
-            if cur.inline:
-                cur.flush()
-            code = lines_of(el)
-            if code:
-                cur.add(f"```\n{code}\n```")
-            continue
+            self.add_code(lines_of(el))
+            return
         if action == _PRE:
-            if cur.inline:
-                cur.flush()
-            walker.skip_subtree()
-            code = text_of(el).strip("\n").replace("\xa0", " ")
-            if code.strip():
-                cur.add(f"```\n{code}\n```")
-            continue
+            self.add_code(_pre_code(el))
+            return
         if action == _ITEM:
             if cur.inline:
                 cur.flush()
-            li_depth += 1
-            cur.prefix = "  " * (li_depth - 1) + "- "
+            self.li_depth += 1
+            cur.prefix = "  " * (self.li_depth - 1) + "- "
         elif action == _CELL:
             cur.inline.append(" ")
         elif cur.inline:  # a block (or a dt that opens no entry)
@@ -311,9 +322,23 @@ def walk_sections(
         text = el.text
         if text and (cur.inline or not text.isspace()):
             cur.inline.append(text)
-    (stack[-1] if stack else preamble).flush()
-    end_anchors()
-    for sec in stack:
-        sec.flush()
-    preamble.flush()
-    return finish_sections(opened, preamble, page_title)
+
+    def add_code(self, code: str) -> None:
+        """End the line in progress and add ``code`` (when there is any) as a fenced block; its element is read."""
+        self.walker.skip_subtree()
+        if self.cur.inline:
+            self.cur.flush()
+        if code:
+            self.cur.add(f"```\n{code}\n```")
+
+
+def _doxygen_code(fragment: etree._Element) -> str:
+    """The code of Doxygen's ``<div class="fragment">``, one ``<div class="line">`` a line ("" when blank)."""
+    code = "\n".join(chrome_free_text_raw(line) for line in fragment if isinstance(line.tag, str))
+    return code.strip("\n") if code.strip() else ""
+
+
+def _pre_code(pre: etree._Element) -> str:
+    """The code of a ``<pre>`` ("" when blank)."""
+    code = text_of(pre).strip("\n").replace("\xa0", " ")
+    return code if code.strip() else ""

@@ -112,6 +112,31 @@ def hidden_text(el: etree._Element) -> str:
     return " ".join("".join(parts).replace(_SOFT_HYPHEN, "").split())
 
 
+class _LeftOut:
+    """The text a page leaves out that a browser might still search, each piece where it stands."""
+
+    def __init__(self) -> None:
+        self.pieces: list[HiddenPiece] = []
+        self.chars = 0
+
+    def keep(self, el: etree._Element, run: int, buf: list[str]) -> None:
+        """Keep what a browser might search of left-out ``el`` (an input's value, else :func:`hidden_text`), standing
+        after ``buf``, the text so far of run ``run``."""
+        if _never_searched(el):
+            return
+        tag = el.tag
+        text = (el.get("value", "") if el.get("type", "").lower() != "hidden" else "") if tag == "input" \
+            else hidden_text(el)
+        if text:
+            offset = len(" ".join("".join(buf).split())) if buf else 0
+            self.pieces.append((run, offset, text))
+            self.chars += len(text)
+
+    def kept(self) -> tuple[HiddenPiece, ...] | None:
+        """The pieces, or None past :data:`MAX_HIDDEN_CHARS` (the page then gets no directive)."""
+        return tuple(self.pieces) if self.chars <= MAX_HIDDEN_CHARS else None
+
+
 def visible_runs(
     root: etree._Element, opens: Mapping[etree._Element, int], closes: Mapping[etree._Element, int],
     may_hide: bool = True,
@@ -130,8 +155,7 @@ def visible_runs(
     ids: dict[str, int] = {}
     buf: list[str] = []
     add = buf.append
-    hidden: list[HiddenPiece] = []
-    hidden_chars = 0
+    left_out = _LeftOut()
     section = OUTSIDE
     skipped: etree._Element | None = None  # the element whose subtree was just skipped: its end event comes next
     invisible, blocks, openers = _SKIPPED, BLOCK_TAGS, _OPENERS
@@ -159,13 +183,8 @@ def visible_runs(
         if tag in invisible or (may_hide and _hidden_by_attributes(el)) or permalink:
             walker.skip_subtree()
             skipped = el
-            if not permalink and not _never_searched(el):  # a permalink's glyph is no sentence
-                left_out = (el.get("value", "") if el.get("type", "").lower() != "hidden" else "") if tag == "input" \
-                    else hidden_text(el)
-                if left_out:
-                    offset = len(" ".join("".join(buf).split())) if buf else 0
-                    hidden.append((len(runs), offset, left_out))
-                    hidden_chars += len(left_out)
+            if not permalink:  # a permalink's glyph is no sentence
+                left_out.keep(el, len(runs), buf)
             continue
         if tag in blocks or tag == "br":  # an exact match stops at a line break in Chromium: it ends the run too
             if buf:
@@ -193,5 +212,4 @@ def visible_runs(
             runs.append(text)
             tags.append(section)
     joined = "\n".join(runs)
-    kept = tuple(hidden) if hidden_chars <= MAX_HIDDEN_CHARS else None
-    return (joined.replace(_SOFT_HYPHEN, "") if _SOFT_HYPHEN in joined else joined), tuple(tags), ids, kept
+    return (joined.replace(_SOFT_HYPHEN, "") if _SOFT_HYPHEN in joined else joined), tuple(tags), ids, left_out.kept()
