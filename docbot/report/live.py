@@ -56,7 +56,7 @@ class _Fetched:
     anchors: frozenset[str]
     error: str | None = None
     body: bytes = b""
-    routes: bool = False  # an app whose pages are hash routes, rendered: its anchors are routes (#/guide?id=x)
+    rendered: bool = False  # an application shell, read as rendered: a hash route in a link is a place on it
 
 
 class LiveChecker:
@@ -80,12 +80,12 @@ class LiveChecker:
                 return _Fetched(None, frozenset(), f"request failed: {type(exc).__name__}: {exc}")
         if response.status_code != 200:
             return _Fetched(response.status_code, frozenset(), f"HTTP {response.status_code}")
-        body, routes = response.content, False
+        body = response.content
         if self._renderer is not None and shell_evidence(body, response.encoding) is not None:
-            rendered = await self._renderer.get(page)  # not rendered (no browser): the shell, whose links then fail
-            if rendered.ok and rendered.rendered is not None:
-                body, routes = rendered.body, rendered.routes is not None
-        return _Fetched(200, extract_anchors(body), body=body, routes=routes)
+            dom = await self._renderer.get(page)  # not rendered (no browser): the shell, whose links then fail
+            if dom.ok and dom.rendered is not None:
+                return _Fetched(200, extract_anchors(dom.body), body=dom.body, rendered=True)
+        return _Fetched(200, extract_anchors(body), body=body)
 
     def _page(self, page: str) -> asyncio.Task[_Fetched]:
         task = self._pages.get(page)
@@ -104,7 +104,7 @@ class LiveChecker:
         fetched = await self._page(page)
         if fetched.error:
             return LiveCheck(url, False, fetched.status, fetched.error)
-        if fetched.routes:  # the route is the place on such a page, and must be one the app renders
+        if fetched.rendered:  # an app's route (docsify's #/guide?id=x) is a place on it, one the app must render
             fragment = split_fragment(url, routes=True)[1]
         if fragment and fragment != "top" and fragment not in fetched.anchors:
             return LiveCheck(url, False, fetched.status, f"fragment #{fragment} not in page")
