@@ -3,6 +3,10 @@
 Each page is fetched once (cached per page URL) with bounded concurrency; the
 anchors come from :func:`crawlers.extract.extract_anchors`, the same extractor
 the crawler uses, so the report and the anchor map agree on what an anchor is.
+A page whose static HTML is an application shell (Redoc, docsify…; :func:`crawlers.fetch.shell.shell_evidence`)
+is read as the crawl read it, rendered in headless Chromium by the crawl's own
+:class:`~crawlers.fetch.RenderingFetcher`: its anchors are the rendered DOM's (a docsify app's routes gathered into
+one document, as in its map). Static pages are never rendered.
 A link's text directive is checked twice against the page as served now: by docbot's own rule (the crawler's
 extractor and :meth:`~docbot.references.textfrag.PageMatcher.lands`, as when the link was made: a directive whose
 sentence was edited or moved since is stale) and by other code than docbot's (:mod:`docbot.report.independent`).
@@ -12,11 +16,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
 import httpx
 
 from crawlers.extract import extract, extract_anchors
+from crawlers.fetch import Fetch, Fetcher, RenderingFetcher
+from crawlers.fetch.shell import shell_evidence
 from crawlers.pages import page_text
 from crawlers.urls import normalize, split_directive, split_fragment
 from docbot.references.textfrag import PageMatcher, parse
@@ -49,13 +56,17 @@ class _Fetched:
     anchors: frozenset[str]
     error: str | None = None
     body: bytes = b""
+    rendered: bool = False  # an application shell, read as rendered: a hash route in a link is a place on it
 
 
 class LiveChecker:
-    """Fetch pages over HTTP (one request per page) and check fragments in the served HTML."""
+    """Fetch pages over HTTP (one request per page) and check fragments in the served HTML; given a ``renderer``,
+    an application shell's fragments in the DOM it renders."""
 
-    def __init__(self, client: httpx.AsyncClient, concurrency: int = DEFAULT_CONCURRENCY) -> None:
+    def __init__(self, client: httpx.AsyncClient, concurrency: int = DEFAULT_CONCURRENCY,
+                 renderer: Fetch | None = None) -> None:
         self._client = client
+        self._renderer = renderer
         self._limit = asyncio.Semaphore(concurrency)
         self._pages: dict[str, asyncio.Task[_Fetched]] = {}
         self._read: dict[str, IndependentPage] = {}
@@ -69,7 +80,12 @@ class LiveChecker:
                 return _Fetched(None, frozenset(), f"request failed: {type(exc).__name__}: {exc}")
         if response.status_code != 200:
             return _Fetched(response.status_code, frozenset(), f"HTTP {response.status_code}")
-        return _Fetched(200, extract_anchors(response.content), body=response.content)
+        body = response.content
+        if self._renderer is not None and shell_evidence(body, response.encoding) is not None:
+            dom = await self._renderer.get(page)  # not rendered (no browser): the shell, whose links then fail
+            if dom.ok and dom.rendered is not None:
+                return _Fetched(200, extract_anchors(dom.body), body=dom.body, rendered=True)
+        return _Fetched(200, extract_anchors(body), body=body)
 
     def _page(self, page: str) -> asyncio.Task[_Fetched]:
         task = self._pages.get(page)
@@ -88,6 +104,8 @@ class LiveChecker:
         fetched = await self._page(page)
         if fetched.error:
             return LiveCheck(url, False, fetched.status, fetched.error)
+        if fetched.rendered:  # an app's route (docsify's #/guide?id=x) is a place on it, one the app must render
+            fragment = split_fragment(url, routes=True)[1]
         if fragment and fragment != "top" and fragment not in fetched.anchors:
             return LiveCheck(url, False, fetched.status, f"fragment #{fragment} not in page")
         directive = split_directive(url)[1]
@@ -125,12 +143,17 @@ async def check_links(
     urls: Iterable[str],
     client: httpx.AsyncClient | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
+    render: bool = True,
 ) -> dict[str, LiveCheck]:
-    """Check ``urls`` live; opens (and closes) its own client unless one is given."""
-    if client is not None:
-        return await LiveChecker(client, concurrency).check_all(urls)
-    async with httpx.AsyncClient(timeout=DEFAULT_TIMEOUT_S) as own:
-        return await LiveChecker(own, concurrency).check_all(urls)
+    """Check ``urls`` live; opens (and closes) its own client unless one is given. ``render``: application shells
+    are read as a browser renders them (the browser starts only for the first such page)."""
+    async with AsyncExitStack() as stack:
+        if client is None:
+            client = await stack.enter_async_context(httpx.AsyncClient(timeout=DEFAULT_TIMEOUT_S))
+        renderer = None
+        if render:
+            renderer = await stack.enter_async_context(RenderingFetcher(Fetcher(client=client), "auto"))
+        return await LiveChecker(client, concurrency, renderer).check_all(urls)
 
 
 def check_links_sync(urls: Iterable[str], concurrency: int = DEFAULT_CONCURRENCY) -> dict[str, LiveCheck]:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from crawlers.urls import join, normalize, split_fragment
+from crawlers.urls import is_route, join, normalize, split_fragment
 from docbot.answer import (  # ANSWERING: a clarifying question comes with a best-effort answer
     ANSWERING,
     LinkAction,
@@ -115,8 +115,9 @@ class CaseResult:
 
 
 def normalize_link(link: str, base_url: str) -> str:
-    """Canonical absolute form of ``link`` (relative to ``base_url``): normalised page + '#fragment'."""
-    page, frag = split_fragment(join(base_url, link))
+    """Canonical absolute form of ``link`` (relative to ``base_url``): normalised page + '#fragment'. A hash route
+    (docsify's ``#/guide?id=x``) is kept: on a site whose pages are routes it is the place, as a fragment is."""
+    page, frag = split_fragment(join(base_url, link), routes=True)
     try:
         page = normalize(page)
     except ValueError:
@@ -125,7 +126,14 @@ def normalize_link(link: str, base_url: str) -> str:
 
 
 def page_of(link: str, base_url: str) -> str:
-    return normalize_link(link, base_url).partition("#")[0]
+    """The page of ``link``: its URL without the fragment, or with only the route when the fragment is a hash route
+    (``index.html#/guide?id=x`` → ``index.html#/guide``: on such a site each route is a page)."""
+    return _page(normalize_link(link, base_url))
+
+
+def _page(link: str) -> str:
+    page, _, fragment = link.partition("#")
+    return f"{page}#{fragment.partition('?')[0]}" if is_route(fragment) else page
 
 
 def targets(question: Question, base_url: str) -> frozenset[str]:
@@ -148,7 +156,7 @@ def is_page_hit(result: QuestionResult, k: int) -> bool:
     """The question was answered and a page of a gold or accepted section is among its first ``k`` links."""
     if result.status == NOT_COVERED:
         return False
-    want = {link.partition("#")[0] for link in targets(result.question, result.base_url)}
+    want = {_page(link) for link in targets(result.question, result.base_url)}
     return any(page_of(u, result.base_url) in want for u in result.links[:k])
 
 

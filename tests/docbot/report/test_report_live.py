@@ -7,11 +7,13 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import httpx
 import pytest
 
+from crawlers.fetch import FetchResult
 from docbot.answer import LinkAction, Status
 from docbot.answering.gate import Evidence
-from docbot.report.live import check_links
+from docbot.report.live import LiveCheck, LiveChecker, check_links
 from docbot.report.metrics import Question, RepairCase, Thresholds
 from docbot.report.render import render_html, render_json, render_markdown
 from docbot.report.run import build_report
@@ -50,6 +52,41 @@ def test_live_check_fragment_present_absent_and_missing_page(site: str) -> None:
     assert [checks[u].ok for u in urls] == [True, True, True, True, False, False, False, True]
     assert "not in page" in checks[site + "index.html#nowhere"].reason
     assert checks[site + "missing.html#welcome"].reason == "HTTP 404"
+
+
+SHELL = b"<html><body><div id='app'></div><script>window.$docsify = {}</script></body></html>"
+RENDERED = (b"<html><body><main><article id='/guide'><h1 id='/guide?id=guide'>Guide</h1>"
+            b"<h2 id='/guide?id=install'>Install</h2></article></main></body></html>")
+
+
+class FakeRenderer:
+    """The rendering fetcher's part the live check uses: an application shell's DOM, here a docsify app's routes."""
+
+    def __init__(self) -> None:
+        self.got: list[str] = []
+
+    async def get(self, url: str, **_: object) -> FetchResult:
+        self.got.append(url)
+        return FetchResult(url, url, 200, body=RENDERED, content_type="text/html", rendered="docsify app root",
+                           routes="#/<page>?id=<heading-id>")
+
+
+def test_an_application_shell_is_checked_in_the_dom_it_renders(tmp_path: Path) -> None:
+    """A docsify link's place is its route: in the rendered routes or not, never taken for the bare page."""
+    (tmp_path / "index.html").write_bytes(SHELL)
+    (tmp_path / "static.html").write_text(PAGES["index.html"], encoding="utf-8")
+    renderer = FakeRenderer()
+    with serve_directory(tmp_path) as base:
+        urls = [base + "index.html#/guide?id=install", base + "#/guide?id=install:~:text=Install",
+                base + "index.html#/guide?id=nowhere", base + "index.html#/elsewhere", base + "static.html#welcome"]
+
+        async def run() -> dict[str, LiveCheck]:
+            async with httpx.AsyncClient() as client:
+                return await LiveChecker(client, renderer=renderer).check_all(urls)
+
+        checks = asyncio.run(run())
+    assert [checks[u].ok for u in urls] == [True, True, False, False, True]
+    assert renderer.got == [base + "index.html"]  # the shell once; a static page is never rendered
 
 
 @dataclass(frozen=True)

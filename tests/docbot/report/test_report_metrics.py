@@ -63,6 +63,17 @@ def test_directory_url_and_index_html_are_the_same_link() -> None:
     assert normalize_link(BASE + "a.html#X", BASE) != normalize_link("a.html#x", BASE)  # fragments are case-sensitive
 
 
+def test_a_hash_route_is_the_place_and_its_route_the_page() -> None:
+    """On a docsify site every page and place is a route of index.html: two routes are two links, and two places on
+    one route are one page (else every answer would hit)."""
+    gold = q("npm-1", gold=("index.html#/using-npm/scope?id=associating-a-scope-with-a-registry",))
+    other_place = result(gold, Status.ANSWERED, (BASE + "index.html#/using-npm/scope?id=description",))
+    other_page = result(gold, Status.ANSWERED, (BASE + "#/commands/npm?id=important",))
+    right = result(gold, Status.ANSWERED, (BASE + "#/using-npm/scope?id=associating-a-scope-with-a-registry:~:text=a",))
+    m = compute_metrics([other_place, other_page, right])
+    assert (m.hit3, m.page_hit3) == (100 / 3, 200 / 3)
+
+
 def test_question_metrics() -> None:
     m = compute_metrics(RESULTS)
     assert (m.questions, m.in_scope, m.out_of_scope) == (6, 4, 2)
