@@ -16,6 +16,7 @@ extractor then reads that document as any other page: its anchors, sections and 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -98,6 +99,18 @@ def _compose_entry(section: etree._Element, entry: etree._Element, entries: Entr
         line.text = signature
     for body in entry.xpath(entries.body):
         section.append(_below(_no_ids(_no_controls(body, entries.controls)), GROUP_LEVEL + 2))
+
+
+def landing_ids_only(page: str, lands: re.Pattern[str]) -> str:
+    """The rendered ``page`` with only the ids its app scrolls to (``lands``): any other id would be an anchor that
+    a link lands on nowhere (Redoc's headings inside a description)."""
+    root = parse_html(page, "utf-8")
+    if root is None:
+        return page
+    for el in root.iter():
+        if isinstance(el.tag, str) and "id" in el.attrib and not lands.match(str(el.attrib["id"])):
+            del el.attrib["id"]
+    return str(html.tostring(root, encoding="unicode", doctype="<!DOCTYPE html>"))
 
 
 def _no_ids(element: etree._Element) -> etree._Element:

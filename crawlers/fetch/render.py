@@ -24,7 +24,7 @@ from typing import Literal, get_args
 
 from crawlers.errors import BrowserUnavailable
 from crawlers.fetch.browser import MAX_TABS, PAGE_TIMEOUT, Browser
-from crawlers.fetch.entries import compose_entries
+from crawlers.fetch.entries import compose_entries, landing_ids_only
 from crawlers.fetch.protocol import Fetch
 from crawlers.fetch.result import HTML_TYPES, FetchError, FetchResult
 from crawlers.fetch.routes import MAX_ROUTES, compose, route_links, title_of
@@ -102,7 +102,8 @@ class RenderingFetcher:
         elif entries is not None:
             page = await asyncio.to_thread(compose_entries, rendered.html, entries)  # a second of lxml on 100 entries
         else:
-            page = rendered.html
+            lands = shell.root.lands if shell.root is not None else None
+            page = rendered.html if lands is None else await asyncio.to_thread(landing_ids_only, rendered.html, lands)
         body = page.encode("utf-8")
         truncated = len(body) > self.max_bytes
         if truncated:

@@ -45,14 +45,17 @@ class AppRoot:
     source_type: SourceType | None = None  # what its pages are; None: as their markup says
     routes: Routes | None = None  # its pages are hash routes of the one URL (crawlers.fetch.routes)
     entries: Entries | None = None  # it renders its entries collapsed, and lands on them by routes (.entries)
+    lands: re.Pattern[str] | None = None  # the element ids it scrolls to (matched from the start); None: every id
 
 
 APP_ROOTS: tuple[AppRoot, ...] = (
     # Redoc 2 gives every section an element whose id is its deep link: section/<name>, tag/<tag>,
     # tag/<tag>/operation/<operationId>, and inside that an element operation/<operationId> for Redoc 1's links.
+    # Only those: a heading inside a description (<h2 id="stream-format">) has an id Redoc never scrolls to (the
+    # page stays at its top, measured in Chromium), so it is no anchor and its text stays in the operation's section.
     AppRoot("Redoc", re.compile(rb"<redoc[\s>]", re.I), "[data-section-id]",
             "#tag/<tag>/operation/<operationId> and #operation/<operationId>: element ids of the rendered DOM",
-            SourceType.API_REFERENCE),
+            SourceType.API_REFERENCE, lands=re.compile(r"(?:section|tag|operation|schema)/")),
     # Swagger UI (deepLinking: true) lands on an operation by the route #/<tag>/<operationId>, expanding it and
     # scrolling to it once rendered, and on a tag by #/<tag>; its element ids (operations-<tag>-<operationId>,
     # operations-tag-<tag>) land nowhere (it rewrites #<id> to the route #/<id>). It renders an operation collapsed,
