@@ -3,8 +3,8 @@
 :class:`CrawlState` runs one crawl. It fetches robots.txt first, then the start URL, the
 previous map's pages, sitemap URLs and every in-scope link, with at most ``concurrency`` requests in
 flight; parses each HTML page once with :func:`crawlers.extract.extract`; keeps a previous page's entry
-when it did not change, or failed for a passing reason; once every page is read, fetches and splits again each page
-whose anchors linked from other pages are not those it was split at (:mod:`crawlers.cross_links`). What it keeps of
+when it did not change, or failed for a passing reason; once every page is read, splits again each page whose
+anchors linked from other pages are not those it was split at (:mod:`crawlers.cross_links`), from its kept body. What it keeps of
 each page is :mod:`crawlers.kept_pages`'s; what it counts and the :class:`~crawlers.crawl_types.CrawlResult` it
 assembles are :mod:`crawlers.crawl_result`'s.
 """
@@ -36,6 +36,28 @@ from crawlers.urls import is_http, normalize, origin, scope_prefix, site_origins
 log = logging.getLogger("crawlers.crawl")
 
 SITEMAPS = ("sitemap.xml", "sitemap.xml.gz")  # looked for under the start directory and the origin
+# Bodies kept for the second split, in bytes (the Python docs are 50 MB of HTML); a page beyond is fetched again
+MAX_KEPT_BODY_BYTES = 64 * 1024 * 1024
+
+
+class KeptBodies:
+    """The fetches and first extractions kept for the second split, up to :data:`MAX_KEPT_BODY_BYTES` of bodies: a
+    page kept is neither fetched again nor extracted again in full, only its section walk is done again."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, tuple[FetchResult, Extracted, Page]] = {}
+        self.size = 0
+
+    def keep(self, url: str, result: FetchResult, ex: Extracted, page: Page) -> None:
+        """Keep the fetch of ``url`` and its extraction, from which ``page`` was recorded, if there is room."""
+        if self.size + len(result.body) <= MAX_KEPT_BODY_BYTES:
+            self.kept[url] = (result, ex, page)
+            self.size += len(result.body)
+
+    def take(self, url: str, page: Page) -> tuple[FetchResult, Extracted] | None:
+        """The fetch and extraction of ``url`` if kept and ``page`` (its entry now) is the one recorded from them."""
+        result, ex, recorded = self.kept.pop(url, (None, None, None))
+        return (result, ex) if result is not None and ex is not None and recorded is page else None
 
 
 class Pacer:
@@ -82,6 +104,7 @@ class CrawlState:
         self.parser = ParsePool(config.parse_processes)
         self.origins = site_origins(config.start_url, config.allow_origins)
         self.pacer = Pacer()
+        self.bodies = KeptBodies()
 
     # -- frontier -------------------------------------------------------
     def admit(self, url: str) -> None:
@@ -149,6 +172,7 @@ class CrawlState:
         self.tally.stats["bytes"] += len(result.body)
         for link in self.record(canonical, result, ex, aliases, elsewhere):
             self.admit(link)
+        self.bodies.keep(canonical, result, ex, self.kept.pages[canonical])
         return "ok"
 
     def record(self, canonical: str, result: FetchResult, ex: Extracted, aliases: set[str],
@@ -161,9 +185,11 @@ class CrawlState:
     # -- the second split -------------------------------------------------
     async def split_again(self) -> None:
         """Split each page at the anchors other pages link to where they are not what it was split at (a page
-        parsed before the pages that link to it, one whose linking pages changed while it answered 304): fetched
-        again in full, parsed with that set. A page that cannot be fetched keeps the split it has, and its set."""
+        parsed before the pages that link to it, one whose linking pages changed while it answered 304): from the
+        body kept of its fetch, or else fetched again in full, parsed with that set. A page that cannot be fetched
+        keeps the split it has, and its set."""
         todo = to_split(self.kept.merged_pages(), self.kept.mentions)
+        bodies, self.bodies = self.bodies, KeptBodies()
         if not todo:
             return
         log.info("%d pages of %s are split again at the anchors other pages link to", len(todo), self.config.site)
@@ -171,26 +197,37 @@ class CrawlState:
 
         async def one(url: str, elsewhere: frozenset[str]) -> None:
             async with slots:
-                await self.pacer.wait()
-                result = await self.fetcher.get(url, follow=self.frontier.in_scope)
-                self.tally.stats["requests"] += 1
+                kept = bodies.take(url, self.kept.pages[url])
                 try:
-                    same = result.error is None and not result.not_modified and normalize(result.final_url) == url
-                except ValueError:
-                    same = False
-                if not same:
-                    log.info("%s could not be fetched again (%s); its sections stay as split", url,
-                             result.error or result.status)
-                    return
-                try:
-                    ex = await self.parser.extract(result, elsewhere)
+                    fetched = await self.fetch_again(url, elsewhere) if kept is None else (
+                        kept[0], await self.parser.extract_again(kept[0], elsewhere, kept[1]))
                 except Exception:  # it was parsed once; it keeps that
                     log.exception("could not parse %s again; its sections stay as split", url)
                     return
-                self.tally.stats["bytes"] += len(result.body)
+                if fetched is None:
+                    return
+                result, ex = fetched
                 self.record(url, result, ex, set(self.kept.pages[url].aliases), elsewhere)
 
         await asyncio.gather(*(one(url, frozenset(wanted)) for url, wanted in todo.items()))
+
+    async def fetch_again(self, url: str, elsewhere: frozenset[str]) -> tuple[FetchResult, Extracted] | None:
+        """``url`` fetched again and parsed in full with ``elsewhere``; None when it cannot be fetched (it keeps its
+        split)."""
+        await self.pacer.wait()
+        result = await self.fetcher.get(url, follow=self.frontier.in_scope)
+        self.tally.stats["requests"] += 1
+        try:
+            same = result.error is None and not result.not_modified and normalize(result.final_url) == url
+        except ValueError:
+            same = False
+        if not same:
+            log.info("%s could not be fetched again (%s); its sections stay as split", url,
+                     result.error or result.status)
+            return None
+        ex = await self.parser.extract(result, elsewhere)
+        self.tally.stats["bytes"] += len(result.body)
+        return result, ex
 
     def failed(self, url: str, kind: ErrorKind, status: int | None, prev: Page | None, requested: set[str]) -> ErrorKind:
         self.tally.error(kind, url)

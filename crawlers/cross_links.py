@@ -5,7 +5,7 @@ Once every page is read, :func:`linked_elsewhere` gathers from every page's link
 permalinks left out: :mod:`crawlers.mentions`) each page's anchors that another page points at, and
 :func:`split_at` keeps those that may start a section of their own: not a heading's or an API entry's anchor, which
 starts its section whoever links to it. That set is stored with the page (:attr:`crawlers.model.Page.linked`) as
-what its sections were split at; the crawl loop splits a page again, fetched in full, when the set it finds differs,
+what its sections were split at; the crawl loop splits a page again (its section walk, from the body it kept) when the set it finds differs,
 so a page kept under ``304 Not Modified`` has the sections it would have if it were parsed again.
 """
 

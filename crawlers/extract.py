@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
@@ -105,41 +105,88 @@ def extract(html: bytes | str, url: str, encoding: str | None = None,
     if root is None:
         return _EMPTY
     anchors = _anchors(root)
-    base = url
-    for href in _BASE_XPATH(root)[:1]:
-        base = urljoin(url, str(href).strip())
+    base = _base(root, url)
     links = _links(root, base)
     canonical = None
     for href in _CANONICAL_XPATH(root)[:1]:
         canonical = urljoin(base, str(href).strip())
     main, in_body = main_region(root)
     chrome = body_chrome(main, in_body)
+    navigation = _is_navigation(main)
+    split = _split(root, main, chrome, base, url, anchors, elsewhere, navigation, _hiding(html))
+    mentions = page_mentions(main, _resolver(base), chrome)
+    too_deep = nested_too_deep(root)
+    if too_deep:
+        log.warning("%s nests elements deeper than %d levels; headings and text below that depth are dropped",
+                    url, MAX_DEPTH)
+    return Extracted(
+        title=split.title, anchors=anchors, sections=split.sections, links=links, source_type_hint=split.hint,
+        canonical=canonical, too_deep=too_deep, navigation=navigation, mentions=mentions, run_text=split.run_text,
+        run_tags=split.run_tags, run_ids=split.run_ids, run_hidden=split.run_hidden,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """What of a page's extraction depends on the anchors other pages link to: the section walk and the tags it
+    gives the visible text (:func:`split_again`)."""
+
+    title: str
+    sections: tuple[ExtractedSection, ...]
+    hint: str | None
+    run_text: str = ""
+    run_tags: tuple[int, ...] = ()
+    run_ids: Mapping[str, int] = field(default_factory=dict)
+    run_hidden: tuple[tuple[int, int, str], ...] | None = ()
+
+
+def split_again(html: bytes | str, url: str, encoding: str | None, elsewhere: frozenset[str],
+                anchors: frozenset[str], navigation: bool) -> Split | None:
+    """The :class:`Split` part of ``extract(html, url, encoding, elsewhere)``, for a page whose ``extract`` of the same
+    body found ``anchors`` and ``navigation``: its links, mentions and the rest do not depend on ``elsewhere`` (no step
+    of the extraction changes the tree, so leaving them out changes nothing). None when the page does not parse."""
+    root = parse_html(html, encoding)
+    if root is None:
+        return None
+    main, in_body = main_region(root)
+    chrome = body_chrome(main, in_body)
+    return _split(root, main, chrome, _base(root, url), url, anchors, elsewhere, navigation, _hiding(html))
+
+
+def _split(root: etree._Element, main: etree._Element, chrome: frozenset[etree._Element],
+           base: str, url: str, anchors: frozenset[str], elsewhere: frozenset[str],
+           navigation: bool, hiding: bool) -> Split:
+    """The section walk of the main region at the page's own links' anchors and ``elsewhere``, and the visible text
+    tagged with its sections (none for navigation)."""
     html_title = clean_title(_text(root.find(".//title"))) or _text(next(iter(_HEADER_TITLE(root)), None))
-    base_page = base.partition("#")[0]
-    base_dir = _directory(base_page)
-    resolve = functools.partial(_absolute, base_page=base_page, base_dir=base_dir)
-    linked = linked_here(root, resolve, (base_page, url.partition("#")[0]), anchors)
+    linked = linked_here(root, _resolver(base), (base.partition("#")[0], url.partition("#")[0]), anchors)
     if elsewhere:
         linked = with_elsewhere(linked, elsewhere, anchors)
     opens: dict[etree._Element, int] = {}
     closes: dict[etree._Element, int] = {main: OUTSIDE}
     sections, page_title, api_count, heading_count = walk_sections(main, anchors, html_title, chrome, opens, closes,
                                                                    linked)
-    mentions = page_mentions(main, resolve, chrome)
     hint = SourceType.API_REFERENCE if api_count >= 3 and api_count > heading_count else None
-    navigation = _is_navigation(main)
-    hiding = not isinstance(html, bytes) or may_hide(html)
-    run_text, run_tags, run_ids, run_hidden = (visible_runs(root, opens, closes, hiding) if not navigation
-                                               else ("", (), {}, ()))
-    too_deep = nested_too_deep(root)
-    if too_deep:
-        log.warning("%s nests elements deeper than %d levels; headings and text below that depth are dropped",
-                    url, MAX_DEPTH)
-    return Extracted(
-        title=page_title, anchors=anchors, sections=sections, links=links, source_type_hint=hint, canonical=canonical,
-        too_deep=too_deep, navigation=navigation, mentions=mentions, run_text=run_text, run_tags=run_tags,
-        run_ids=run_ids, run_hidden=run_hidden,
-    )
+    if navigation:
+        return Split(page_title, sections, hint)
+    run_text, run_tags, run_ids, run_hidden = visible_runs(root, opens, closes, hiding)
+    return Split(page_title, sections, hint, run_text, run_tags, run_ids, run_hidden)
+
+
+def _base(root: etree._Element, url: str) -> str:
+    """What the page's relative links are resolved against: its first ``<base href>``, else ``url``."""
+    for href in _BASE_XPATH(root)[:1]:
+        return urljoin(url, str(href).strip())
+    return url
+
+
+def _resolver(base: str) -> Callable[[str], str | None]:
+    base_page = base.partition("#")[0]
+    return functools.partial(_absolute, base_page=base_page, base_dir=_directory(base_page))
+
+
+def _hiding(html: bytes | str) -> bool:
+    return not isinstance(html, bytes) or may_hide(html)
 
 
 def _is_navigation(main: etree._Element) -> bool:

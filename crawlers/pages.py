@@ -18,19 +18,22 @@ import multiprocessing
 import os
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
 
 from crawlers.cross_links import split_at
-from crawlers.extract import Extracted, extract
+from crawlers.extract import Extracted, extract, split_again
 from crawlers.fetch import FetchResult
 from crawlers.model import Page, PageText, Section, SectionText
 from crawlers.urls import INDEX_FILE
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 PARSE_INLINE_PAGES = 16  # pages parsed in the event loop before worker processes start
 MAX_PARSE_PROCESSES = 4
@@ -140,6 +143,21 @@ class ParsePool:
             self.processes = min(os.cpu_count() or 1, MAX_PARSE_PROCESSES)
 
     async def extract(self, result: FetchResult, elsewhere: frozenset[str] = frozenset()) -> Extracted:
+        return await self._run(extract_page, result.body, result.final_url, result.encoding, elsewhere)
+
+    async def extract_again(self, result: FetchResult, elsewhere: frozenset[str], first: Extracted) -> Extracted:
+        """What :meth:`extract` makes of ``result`` with ``elsewhere``, ``first`` being what it made of the same body
+        before: only the part that depends on ``elsewhere`` is done again (:func:`crawlers.extract.split_again`)."""
+        split = await self._run(split_again, result.body, result.final_url, result.encoding, elsewhere, first.anchors,
+                                first.navigation)
+        if split is None:
+            return first
+        return dataclasses.replace(first, title=split.title, sections=split.sections, source_type_hint=split.hint,
+                                   run_text=split.run_text, run_tags=split.run_tags, run_ids=split.run_ids,
+                                   run_hidden=split.run_hidden)
+
+    async def _run(self, parse: Callable[..., T], *args: Any) -> T:
+        """``parse(*args)`` inline, or in a worker once the pool runs."""
         self._parsed += 1
         if self._pool is None and (self.processes or 0) > 1 and self._parsed > self.inline_pages:
             self._pool = _fork_pool(self.processes or 2)
@@ -148,14 +166,12 @@ class ParsePool:
         if self._pool is not None:
             loop = asyncio.get_running_loop()
             try:
-                return await loop.run_in_executor(
-                    self._pool, extract_page, result.body, result.final_url, result.encoding, elsewhere
-                )
+                return await loop.run_in_executor(self._pool, parse, *args)
             except BrokenProcessPool as exc:
                 log.warning("parse workers failed (%s); parsing in the crawler process from now on", exc)
                 self.close()
                 self.processes = 0
-        return extract_page(result.body, result.final_url, result.encoding, elsewhere)
+        return parse(*args)
 
     def close(self) -> None:
         if self._pool is not None:

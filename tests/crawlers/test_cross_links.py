@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from crawlers import crawl_loop
 from crawlers.crawl import CrawlConfig, CrawlResult
 from crawlers.cross_links import linked_elsewhere, split_at, split_site
 from crawlers.extract import extract
@@ -110,6 +113,21 @@ def test_a_link_added_to_another_page_splits_a_page_that_answers_304(tmp_path: P
         assert sections(unlinked, server) == sections(first, server)
         assert [t for t in unlinked.texts if t.url.endswith("/a.html")] == [
             t for t in first.texts if t.url.endswith("/a.html")]
+
+
+def test_the_second_split_reads_the_kept_body_and_comes_out_as_a_second_fetch_would(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with recording_server() as server:
+        serve(server)
+        kept = crawl(server, tmp_path / "kept")
+        assert requests_for(server, "/a.html") == [False]  # split again from the body of its one fetch
+        monkeypatch.setattr(crawl_loop, "MAX_KEPT_BODY_BYTES", 0)
+        server.requests.clear()
+        fetched = crawl(server, tmp_path / "fetched")
+        assert requests_for(server, "/a.html") == [False, False]  # no room for bodies: fetched and parsed again
+    assert {a for a, s in sections(kept, server).items() if s.kind == "anchor"} == {"entry", "lookup"}
+    assert kept.map.pages == fetched.map.pages and kept.texts == fetched.texts
+    assert kept.mentions == fetched.mentions and kept.page_texts == fetched.page_texts
 
 
 def test_only_other_pages_links_to_anchors_that_are_not_headings_count() -> None:
