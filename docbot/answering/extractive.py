@@ -9,12 +9,10 @@ Sources that carry no fact are listed as "see also".
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from docbot.answering.compress import Fact, facts_of
 from docbot.answering.generate import Passage
-from docbot.references.scan import BARE, TRAILING, outside_code
 
 MAX_WORDS = 250  # what reads well in a Slack message
 
@@ -36,20 +34,6 @@ def fit(facts: Sequence[Fact], limit: int, titles: Mapping[int, str] | None = No
     return sorted(kept, key=lambda f: (f.n, f.position))
 
 
-def inert_urls(text: str) -> str:
-    """The docs' own prose with each URL it spells as code: an example ("a URL like http://example.org/v1/") is
-    shown as the docs wrote it, never as a link (the validator would have removed it and left "a URL like .").
-    The sources' links are the answer's references."""
-    if "://" not in text:
-        return text
-
-    def code(m: re.Match[str]) -> str:
-        url = m.group(0).rstrip(TRAILING)
-        return f"`{url}`{m.group(0)[len(url):]}"
-
-    return outside_code(text, lambda part: BARE.sub(code, part))
-
-
 def render(facts: Sequence[Fact], title: str = "") -> list[str]:
     """Paragraphs: a source's consecutive prose facts share one, each ending in its marker; code stands alone,
     introduced by its own first line of prose or else by its source's ``title`` (a signature is no "Example")."""
@@ -63,11 +47,11 @@ def render(facts: Sequence[Fact], title: str = "") -> list[str]:
         if fact.code and "\n" in fact.text:
             intro, sep, code = fact.text.partition("\n\n")
             if sep and not intro.lstrip().startswith(("```", "~~~")):
-                parts += [f"{inert_urls(intro)} [{fact.n}]", code]
+                parts += [f"{intro} [{fact.n}]", code]
             else:
                 parts += [f"{title or 'Example'} [{fact.n}]", fact.text]  # "[n]:" would not read as a marker
         else:
-            line.append(f"{inert_urls(fact.text)} [{fact.n}]")
+            line.append(f"{fact.text} [{fact.n}]")
         last = fact.n
     if line:
         parts.append(" ".join(line))
