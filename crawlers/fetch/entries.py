@@ -107,18 +107,21 @@ def landing_ids_only(page: str, lands: re.Pattern[str]) -> str:
     root = parse_html(page, "utf-8")
     if root is None:
         return page
-    for el in root.iter():
-        if isinstance(el.tag, str) and "id" in el.attrib and not lands.match(str(el.attrib["id"])):
-            del el.attrib["id"]
+    _drop_ids(root, lands)
     return str(html.tostring(root, encoding="unicode", doctype="<!DOCTYPE html>"))
 
 
 def _no_ids(element: etree._Element) -> etree._Element:
     """``element`` with no id left inside it: none is a place a browser lands on in such an app."""
-    for el in element.iter():
-        if isinstance(el.tag, str) and "id" in el.attrib:
-            del el.attrib["id"]
+    _drop_ids(element, None)
     return element
+
+
+def _drop_ids(element: etree._Element, lands: re.Pattern[str] | None) -> None:
+    """Every id inside ``element`` removed, but those ``lands`` matches (None: all of them)."""
+    for el in element.iter():
+        if isinstance(el.tag, str) and "id" in el.attrib and not (lands and lands.match(str(el.attrib["id"]))):
+            del el.attrib["id"]
 
 
 def _no_controls(element: etree._Element, controls: frozenset[str]) -> etree._Element:
