@@ -37,6 +37,7 @@ _NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
 _UNDERSCORES = re.compile(r"_+")
 _PARENS = re.compile(r"\([^)]*\)")
 _SLUG_PREFIXES = ("user-content-", "s-")
+_FORM_SEGMENT = re.compile(r"[/-]")
 
 
 class Match(NamedTuple):
@@ -151,6 +152,7 @@ class PageIndex:
     para_own: dict[str, list[int]]
     para_ctx: dict[str, list[int]]
     _api: dict[str, list[tuple[str, list[str]]]] | None = None  # dotted prefix (lower) -> [(anchor, last words)]
+    _tails: dict[str, list[str]] | None = None  # last segment of a path-form anchor -> its anchors
     _words: dict[str, _QueryWord] = field(default_factory=dict)  # query word -> its matches, filled on first use
 
     @classmethod
@@ -216,6 +218,53 @@ class PageIndex:
                     api[a_prefix.lower()].append((anchor, _api_words(a_last)))
             self._api = dict(api)
         return self._api
+
+
+    def tails(self) -> dict[str, list[str]]:
+        """Path-form anchors (``tag/pet/operation/addPet``, ``/pet/addPet``) by their last segment (built on first
+        use)."""
+        if self._tails is None:
+            tails: dict[str, list[str]] = defaultdict(list)
+            for anchor in sorted(self.anchors):
+                _, slash, tail = anchor.rpartition("/")
+                if slash and tail and "?" not in anchor:
+                    tails[tail].append(anchor)
+            self._tails = dict(tails)
+        return self._tails
+
+    def segments(self) -> frozenset[str]:
+        """Every segment but the last of the page's path-form anchors (``tag``, ``operation``, the tags), compacted."""
+        return frozenset(compact(s) for anchors in self.tails().values() for a in anchors for s in a.split("/")[:-1])
+
+
+def other_form(index: PageIndex, fragment: str) -> Match | None:
+    """The operation or tag a fragment names in another generator's form: an API's id as Swagger UI's element id
+    (``operations-pet-addPet``), Redoc's route (``tag/pet/operation/addPet``) or Swagger UI's (``/pet/addPet``), on a
+    page whose anchors are another of these forms. The fragment ends with an anchor's last segment, after a ``/``
+    (or a ``-`` when another of the anchor's segments is in the fragment too), and names no segment of the page's
+    anchors (a tag) that this one lacks; of the anchors it may mean, the one sharing most segments with it, when
+    only one does."""
+    tails = index.tails()
+    if not tails:
+        return None
+    for start in range(len(fragment)):
+        if start and fragment[start - 1] not in "/-":
+            continue
+        anchors = tails.get(fragment[start:])
+        if not anchors:
+            continue
+        head = fragment[:start]
+        words = {compact(w) for w in (*_FORM_SEGMENT.split(head), *head.split("/"))} - {""}
+        named = words & index.segments()
+        scored = sorted((len(own & words), a) for a in anchors
+                        if named <= (own := {compact(s) for s in a.split("/")[:-1]}))
+        if not scored:
+            return None  # the fragment names another tag: which of the two was meant is not known
+        best, anchor = scored[-1]
+        if (len(scored) > 1 and scored[-2][0] == best) or (fragment[start - 1:start] == "-" and not best):
+            return None  # two equally likely, or a bare word after a hyphen (a heading's slug, not an id)
+        return Match(index.url, anchor, f"the same id in another form ({fragment[start:]})")
+    return None
 
 
 def pick(candidates: Iterable[str], fragment: str) -> str | None:

@@ -18,7 +18,7 @@ from crawlers.model import AnchorMap
 from crawlers.urls import is_route, join, normalize, split_directive, split_fragment
 from docbot.answer import LinkAction, LinkOutcome
 from docbot.references.directives import Directives, Freshen, PageTexts
-from docbot.references.fragments import Match, remember
+from docbot.references.fragments import Match, other_form, remember
 from docbot.references.repair import SiteIndex, rank_on_page, repair_on_page, repair_page, transplant
 from docbot.references.routes import repair_route
 from docbot.references.scan import TRAILING
@@ -256,6 +256,9 @@ class LinkChecker:
                 return self._result(url, name, moved, LinkAction.REWRITTEN, f"page not in anchor map; {moved.reason}")
             return Checked(LinkOutcome(url, None, LinkAction.LINK_DROPPED, "page not in anchor map"), name)
         if is_route(fragment) and not index.amap.pages[canonical].routes:
+            moved = other_form(index.page(canonical), fragment)  # Swagger UI's route on a Redoc page
+            if moved:
+                return self._result(url, name, moved, LinkAction.REWRITTEN, _join(why_page, moved.reason), dir_form)
             fragment = ""  # a hash route on a page whose map records no routes: the page itself
         match = repair_on_page(index, canonical, fragment)
         if match is not None and match.reason == "exists" and not why_page:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
 from crawlers.model import AnchorMap
-from docbot.references.fragments import Match, PageIndex, paraphrase, pick, slug_keys
+from docbot.references.fragments import Match, PageIndex, other_form, paraphrase, pick, slug_keys
 from docbot.references.headings import PageRanker, decide, settle
 from docbot.text.lexicon import API_ID as _API_ID
 from docbot.text.lexicon import is_generated
@@ -90,7 +90,8 @@ class SiteIndex:
 
 
 def repair_on_page(site: SiteIndex, page_url: str, fragment: str) -> Match | None:
-    """Fragment evidence on one page: exact, case, slug style, rename history, paraphrase."""
+    """Fragment evidence on one page: exact, case, slug style, rename history, another form of an API id,
+    paraphrase."""
     index = site.page(page_url)
     if not fragment or fragment == "top" or fragment in index.anchors:
         return Match(page_url, fragment, "exists")
@@ -110,7 +111,7 @@ def repair_on_page(site: SiteIndex, page_url: str, fragment: str) -> Match | Non
         current, seen = step
         if current in index.anchors:
             return Match(page_url, current, f"renamed in crawl of {seen}")
-    return paraphrase(index, fragment)
+    return other_form(index, fragment) or paraphrase(index, fragment)
 
 
 def transplant(site: SiteIndex, page_url: str | None, fragment: str) -> Match | None:

@@ -137,13 +137,17 @@ def test_the_links_docbot_emits_land_on_their_operation(crawled: tuple[CrawlResu
                                                         page: Page, browser: Any) -> None:
     """A route from the map, as the ReferenceValidator lets it out (a wrong one repaired first), loaded in headless
     Chromium, ends with its operation expanded at the top of the viewport and its title in view: operations at the
-    start, middle and end, one whose tag has a space and parentheses, the untagged one, a tag, and repaired ones."""
+    start, middle and end, one whose tag has a space and parentheses, the untagged one, a tag, and repaired ones
+    (Swagger UI's element id and Redoc's form of an operation among them)."""
     validator = ReferenceValidator({"docker": crawled[0].map})
     ops = [f"/{tag}/{op}" for tag, op, _ in operations()]
     sections = sections_by_anchor(page)
     picks = [(r, r) for r in (ops[0], ops[len(ops) // 2], ops[-1], "/Session (experimental)/Session",
                               "/default/TaskLogs", "/Image")]
     picks += [("/Container/containerlist", "/Container/ContainerList"), ("/Volume/VolumeCreat", "/Volume/VolumeCreate")]
+    # the element id Swagger UI gives the operation, and Redoc's link to it: both to the route
+    picks += [("operations-Container-ContainerList", "/Container/ContainerList"),
+              ("tag/Image/operation/ImageList", "/Image/ImageList")]
     landed_count = 0
     for asked, route in picks:
         outcome = validator.check_url(f"{page.url}#{asked}".replace(" ", "%20"), site="docker")
