@@ -29,7 +29,7 @@ class StartURLError(CrawlerError):
 class CrawlRefused(CrawlerError):
     """The crawl lost more pages, anchors or sections than allowed; the previous map is kept.
 
-    ``changed`` lists the pages that changed shape (:class:`crawlers.guard.ShapeChange`).
+    ``changed`` lists the pages that changed shape (:class:`crawlers.crawl.guard.ShapeChange`).
     """
 
     def __init__(self, message: str, changed: tuple[object, ...] = ()) -> None:

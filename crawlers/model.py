@@ -56,7 +56,7 @@ class Section:
     ``anchor`` is an id that exists in the page (or ``None`` when the heading
     has none); ``path`` holds the titles from the page title down to and
     including this section; ``kind`` is ``"heading"``, ``"api"`` or ``"anchor"`` (an anchor the page links to,
-    not a heading: :mod:`crawlers.anchor_sections`).
+    not a heading: :mod:`crawlers.parse.anchor_sections`).
     """
 
     anchor: str | None
@@ -96,7 +96,7 @@ class Page:
     stale: bool = False  # last-known-good entry kept after a failed fetch
     links: tuple[str, ...] | None = None  # in-scope pages it links to (None: unknown, from an older map)
     # Its anchors other pages link to, outside its heading and API entry anchors: its sections were split at them
-    # (crawlers.cross_links), and are split again when the crawl finds another set.
+    # (crawlers.crawl.cross_links), and are split again when the crawl finds another set.
     linked: tuple[str, ...] = ()
     routes: str | None = None  # its anchors are an app's hash routes, in this form (#/<page>?id=<heading-id>)
 
@@ -198,7 +198,7 @@ class SectionText:
 
 @dataclass(frozen=True, slots=True)
 class Mention:
-    """What one page (``source``) says about a section it links to (:mod:`crawlers.mentions`): the canonical
+    """What one page (``source``) says about a section it links to (:mod:`crawlers.parse.mentions`): the canonical
     ``target`` page, the link's ``fragment`` as written, the anchor of the ``section`` it lands in (None: the
     page's top), the link's words and the sentence around them. File: ``mentions.jsonl`` in a generation
     (:func:`crawlers.texts.write_mentions`)."""
@@ -224,7 +224,7 @@ class AnchorMap:
     pages: dict[str, Page] = field(default_factory=dict)
     renames: list[Rename] = field(default_factory=list)
     version: int = FORMAT_VERSION
-    extractor: int = 0  # crawlers.extract.EXTRACTOR_VERSION of the crawl that wrote it (0: older than the field)
+    extractor: int = 0  # crawlers.parse.extract.EXTRACTOR_VERSION of the crawl that wrote it (0: older than the field)
     _alias_index: dict[str, str] = field(default_factory=dict, repr=False)
     _anchor_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
 

@@ -1,6 +1,6 @@
 """A page's visible text as a browser's find-in-page reads it: what a text directive (``#id:~:text=…``) is checked against.
 
-Recorded by the crawl's one parse of the page (:mod:`crawlers.visible_text`) and stored per site beside the section
+Recorded by the crawl's one parse of the page (:mod:`crawlers.parse.visible_text`) and stored per site beside the section
 texts (:func:`crawlers.texts.write_page_texts`), so that checking a directive never fetches. Plain data, no parser.
 """
 

@@ -29,8 +29,8 @@ URL_RULES: tuple[tuple[frozenset[str], SourceType], ...] = (
     (frozenset({"api", "reference", "library", "modules", "api-reference"}), SourceType.API_REFERENCE),
 )
 # Generated lists of a site's own pages: their anchors are link targets, their text answers nothing and is
-# not indexed (crawlers.pages.build_page). Besides these names, any page that is mostly links is one
-# (crawlers.extract.NAVIGATION_LINK_SHARE). Javadoc's and Sphinx's index pages, Doxygen's member lists.
+# not indexed (crawlers.crawl.pages.build_page). Besides these names, any page that is mostly links is one
+# (crawlers.parse.extract.NAVIGATION_LINK_SHARE). Javadoc's and Sphinx's index pages, Doxygen's member lists.
 NAVIGATION_STEMS = INDEX_PAGES | {
     "index-all", "allclasses-index", "allpackages-index", "allclasses", "allclasses-frame", "allclasses-noframe",
     "overview-frame", "package-frame", "overview-tree", "package-tree", "help-doc",

@@ -40,7 +40,7 @@ from docbot.config_schema import ConfigFile, SiteTable, parse_config
 from docbot.errors import InvalidConfig, SiteNotFound
 
 if TYPE_CHECKING:
-    from crawlers.crawl_types import CrawlConfig
+    from crawlers.crawl import CrawlConfig
 
 DEFAULT_DATA_DIR = ".docbot"
 DEFAULT_ANCHOR_MAPS = "anchor_maps"
@@ -86,7 +86,7 @@ class SiteConfig:
     def crawl_config(self) -> CrawlConfig:
         """What the crawler takes for this site: its scope, its credentials and the limits it sets (the crawler's
         defaults for the others)."""
-        from crawlers.crawl_types import CrawlConfig
+        from crawlers.crawl import CrawlConfig
 
         limits = {"max_pages": self.max_pages, "concurrency": self.concurrency, "max_time": self.max_time,
                   "render": self.render}

@@ -21,10 +21,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from crawlers.extract import extract
+from crawlers.crawl.pages import page_text
 from crawlers.model import AnchorMap, Page
 from crawlers.page_text import PageText
-from crawlers.pages import page_text
+from crawlers.parse.extract import extract
 from docbot.references.directives import Freshen
 
 log = logging.getLogger(__name__)

@@ -32,7 +32,7 @@ from docbot.errors import DocbotError, SiteNotFound
 from docbot.reference_log import REFERENCE_LOG
 
 if TYPE_CHECKING:
-    from crawlers.crawl_types import CrawlConfig
+    from crawlers.crawl import CrawlConfig
 
 log = logging.getLogger(__name__)
 MAX_LISTED = 50  # items listed per change kind in the Markdown report

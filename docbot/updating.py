@@ -22,8 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from crawlers.crawl import check_loss, crawl
-from crawlers.crawl_types import CrawlConfig, CrawlResult
+from crawlers.crawl import CrawlConfig, CrawlResult, check_loss, crawl
 from crawlers.errors import AnchorMapError
 from crawlers.model import AnchorMap, Mention, PageText, SectionText, map_path
 from crawlers.texts import read_mentions, write_mentions, write_page_texts, write_section_texts

@@ -3,7 +3,7 @@
     .venv/bin/python scripts/bench_index.py --max-pages 60            # quick
     .venv/bin/python scripts/bench_index.py --max-pages 0             # every page
 
-Sections come from ``crawlers.extract.extract`` over the installed HTML files
+Sections come from ``crawlers.parse.extract.extract`` over the installed HTML files
 (the same sections a crawl over 127.0.0.1 gives, without timing the crawl).
 ``--embedder local`` is the default local model (onnxruntime), ``local-torch``
 the same model on sentence-transformers, for comparison. Targets on 2 cores:
@@ -29,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from crawlers.extract import extract
 from crawlers.model import AnchorMap, Page, SectionText
+from crawlers.parse.extract import extract
 from docbot.config import load_settings
 from docbot.indexing.embed import Embedder, HashEmbedder, LocalMiniLM
 from docbot.indexing.index import Index

@@ -3,7 +3,7 @@
     .venv/bin/python scripts/bench_validate.py [--root /usr/share/doc/python3.11-doc/html] [--answers 300]
 
 Builds the anchor map with the crawler over 127.0.0.1 when it is available,
-otherwise with ``crawlers.extract.extract`` on the files, otherwise from ids
+otherwise with ``crawlers.parse.extract.extract`` on the files, otherwise from ids
 and headings read with lxml; saves it; times ``AnchorMap.load``; then validates
 20-link answers (valid, case/slug, transplanted, paraphrased and dead-page
 links). Targets: p99 < 1 ms per answer after warm-up, load < 300 ms; when one link needs its page's
@@ -52,7 +52,7 @@ def _crawl(root: Path, out: Path) -> AnchorMap | None:
 def _page_from_files(path: Path, url: str) -> Page:
     data = path.read_bytes()
     try:
-        from crawlers.extract import extract
+        from crawlers.parse.extract import extract
 
         ex = extract(data, url)
         sections = tuple(Section(s.anchor, s.title, s.level, s.path, s.kind) for s in ex.sections)

@@ -2,9 +2,9 @@
 
     .venv/bin/python scripts/compare_sections.py --old /work/main [--new .] [SITE=DIR ...]
 
-Each checkout's ``crawlers.extract.extract`` parses every HTML file under each site's root (the bytes a server on
-127.0.0.1 would send, under the URL it would send them from) in a subprocess with that checkout on ``PYTHONPATH``,
-then, where the checkout has :func:`crawlers.cross_links.split_site`, parses again each page other pages link into.
+Each checkout's ``crawlers.parse.extract.extract`` (``crawlers.extract`` before crawlers/ had rooms) parses every
+HTML file under each site's root (the bytes a server on 127.0.0.1 would send, under the URL it would send them from)
+in a subprocess with that checkout on ``PYTHONPATH``, then, where the checkout has :func:`crawlers.crawl.cross_links.split_site`, parses again each page other pages link into.
 Per site it prints: sections before and after, anchor sections added and dropped (matched by anchor), sections where
 a heading (or an API entry) exists
 that changed (anchor, title, level, path, kind; and text separately, and of those how many had text and have none:
@@ -33,17 +33,22 @@ SMALLEST_SHOWN = 3
 EXAMPLES_SHOWN = 12
 
 _DUMP = """
-import json, sys
+import importlib, json, sys
 from pathlib import Path
-from crawlers.extract import extract
+def first(modules, name):  # a checkout from before crawlers/ had rooms (parse/, crawl/) has the flat module
+    for module in modules:
+        try:
+            return getattr(importlib.import_module(module), name)
+        except ImportError:
+            pass
+    return None
+extract = first(("crawlers.parse.extract", "crawlers.extract"), "extract")
 root, base = Path(sys.argv[1]), sys.argv[2]
 files = {base + path.relative_to(root).as_posix(): path for path in sorted(root.rglob("*.html"))}
 pages = {url: extract(path.read_bytes(), url) for url, path in files.items()}
-try:  # a checkout that splits pages at the anchors other pages link to does so as its crawl does
-    from crawlers.cross_links import split_site
-except ImportError:
-    pass
-else:
+# a checkout that splits pages at the anchors other pages link to does so as its crawl does
+split_site = first(("crawlers.crawl.cross_links", "crawlers.cross_links"), "split_site")
+if split_site is not None:
     pages = split_site(pages, lambda url, anchors: extract(files[url].read_bytes(), url, elsewhere=anchors))
 for url, ex in pages.items():
     for s in ex.sections:

@@ -3,7 +3,7 @@
     .venv/bin/python scripts/linked_anchor_coverage.py [--alone] NAME=DIR [NAME=DIR ...]
 
 Every HTML file under DIR is extracted as served from 127.0.0.1, then each page other pages link into is split
-again at those anchors, as a crawl does (:func:`crawlers.cross_links.split_site`; ``--alone``: each page parsed
+again at those anchors, as a crawl does (:func:`crawlers.crawl.cross_links.split_site`; ``--alone``: each page parsed
 alone, as before that second split). Per site it counts the distinct (page, anchor) pairs a link of the docs
 points at (text links only: a permalink's glyph names nothing) and, of those: linked from their own page, linked
 only from other pages, and how many of each land on a section's own anchor or alias rather than inside a section.
@@ -14,8 +14,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from crawlers.cross_links import split_site
-from crawlers.extract import extract
+from crawlers.crawl.cross_links import split_site
+from crawlers.parse.extract import extract
 from crawlers.urls import normalize
 
 BASE = "http://127.0.0.1:8000/"

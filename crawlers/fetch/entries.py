@@ -22,7 +22,7 @@ from urllib.parse import unquote
 
 from lxml import etree, html
 
-from crawlers.html import HEADINGS, parse_html, text_of
+from crawlers.parse.html import HEADINGS, parse_html, text_of
 
 GROUP_LEVEL = 2  # a group (a tag) is an h2 of the composed document, an entry an h3, a heading inside either an h4
 

@@ -17,7 +17,7 @@ from urllib.parse import unquote
 
 from lxml import etree, html
 
-from crawlers.html import parse_html
+from crawlers.parse.html import parse_html
 
 MAX_ROUTES = 2000  # routes rendered for one app: a guard, far above a manual's page count
 

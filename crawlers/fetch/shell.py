@@ -20,8 +20,8 @@ from lxml import etree
 
 from crawlers.fetch.entries import Entries, has_class
 from crawlers.fetch.routes import Routes
-from crawlers.html import parse_html
 from crawlers.model import SourceType
+from crawlers.parse.html import parse_html
 
 SHELL_TEXT = 120  # visible characters (scripts, styles, noscript and templates left out) below which a page is a shell
 SMALL_PAGE = 64 * 1024  # bytes: a page without an app root and larger than this is content, not parsed a second time

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from crawlers.crawl_types import CrawlConfig, CrawlResult
+from crawlers.crawl import CrawlConfig, CrawlResult
 from crawlers.model import AnchorMap, map_path
 from docbot.commands.args import positive_float, positive_int, site_name, start_url
 from docbot.config import Settings, SiteConfig

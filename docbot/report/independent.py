@@ -1,6 +1,6 @@
 """The report's second opinion on a text directive: the served HTML read again, by other code, matched another way.
 
-docbot checks directives against the visible text its crawler recorded (:mod:`crawlers.visible_text`) with its own
+docbot checks directives against the visible text its crawler recorded (:mod:`crawlers.parse.visible_text`) with its own
 search (:mod:`docbot.references.textfrag`); a bug in either would pass its own check. Here the page is parsed with
 BeautifulSoup and Python's ``html.parser`` (not lxml), its visible text cut into blocks by a walk of its own, the
 directive turned into one regular expression (leftmost match: the first prefix that the start follows, the first end

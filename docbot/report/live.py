@@ -1,7 +1,7 @@
 """Re-check emitted links against the served HTML: the page answers 200 and the fragment is an anchor.
 
 Each page is fetched once (cached per page URL) with bounded concurrency; the
-anchors come from :func:`crawlers.extract.extract_anchors`, the same extractor
+anchors come from :func:`crawlers.parse.extract.extract_anchors`, the same extractor
 the crawler uses, so the report and the anchor map agree on what an anchor is.
 A page whose static HTML is an application shell (Redoc, docsify…; :func:`crawlers.fetch.shell.shell_evidence`)
 is read as the crawl read it, rendered in headless Chromium by the crawl's own
@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import httpx
 
-from crawlers.extract import extract, extract_anchors
+from crawlers.crawl.pages import page_text
 from crawlers.fetch import Fetch, Fetcher, RenderingFetcher
 from crawlers.fetch.shell import shell_evidence
-from crawlers.pages import page_text
+from crawlers.parse.extract import extract, extract_anchors
 from crawlers.urls import normalize, split_directive, split_fragment
 from docbot.references.textfrag import PageMatcher, parse
 from docbot.report.independent import IndependentPage

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crawlers.extract import Extracted, extract
-from crawlers.section_text import ExtractedSection
+from crawlers.parse.extract import Extracted, extract
+from crawlers.parse.section_text import ExtractedSection
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 URL = "https://docs.example.org/en/guide/page.html"

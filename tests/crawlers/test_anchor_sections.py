@@ -1,10 +1,10 @@
-"""Sections started by the anchors a page links to (crawlers.anchor_sections), heading or not."""
+"""Sections started by the anchors a page links to (crawlers.parse.anchor_sections), heading or not."""
 
 from __future__ import annotations
 
-from crawlers.extract import Extracted, extract
-from crawlers.mentions import section_owners
-from crawlers.section_text import ExtractedSection
+from crawlers.parse.extract import Extracted, extract
+from crawlers.parse.mentions import section_owners
+from crawlers.parse.section_text import ExtractedSection
 from tests.crawlers.fixture_pages import FIXTURES
 
 SQLITE_URL = "http://127.0.0.1:8000/lang_corefunc.html"

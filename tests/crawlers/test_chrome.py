@@ -1,9 +1,9 @@
-"""The main region and the chrome around it (crawlers.chrome): sidebars, search modals, "edit this page"
+"""The main region and the chrome around it (crawlers.parse.chrome): sidebars, search modals, "edit this page"
 links and node navigation stay out of sections; a table of contents is not the page."""
 
 from __future__ import annotations
 
-from crawlers.extract import extract
+from crawlers.parse.extract import extract
 from tests.crawlers.fixture_pages import by_anchor, parse_fixture
 
 

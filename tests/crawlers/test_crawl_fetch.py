@@ -8,9 +8,9 @@ import gzip
 import httpx
 import respx
 
+from crawlers.crawl.robots import fetch_robots, parse_robots
+from crawlers.crawl.sitemap import discover, parse_sitemap
 from crawlers.fetch import Fetcher, parse_retry_after
-from crawlers.robots import fetch_robots, parse_robots
-from crawlers.sitemap import discover, parse_sitemap
 
 BASE = "http://docs.test/"
 HTML = {"content-type": "text/html; charset=utf-8"}

@@ -10,8 +10,8 @@ import respx
 
 from crawlers.crawl import CrawlConfig
 from crawlers.errors import CrawlRefused
-from crawlers.extract import EXTRACTOR_VERSION
 from crawlers.model import AnchorMap, map_path
+from crawlers.parse.extract import EXTRACTOR_VERSION
 from crawlers.texts import read_section_texts, write_section_texts
 from docbot.indexing.generations import Generations
 from tests.crawlers.test_crawl_loop import BASE, HTML, page, run_crawl, site
@@ -137,7 +137,7 @@ def test_loss_over_threshold_refuses_and_leaves_the_map_untouched(tmp_path: Path
 
 
 def test_last_modified_in_the_same_second_as_the_response_is_not_trusted() -> None:
-    from crawlers.pages import strong_last_modified
+    from crawlers.crawl.pages import strong_last_modified
 
     lm = "Mon, 01 Jan 2024 00:00:00 GMT"
     assert strong_last_modified({"last-modified": lm, "date": lm}) is None

@@ -1,4 +1,4 @@
-"""Sections at the anchors other pages link to (crawlers.cross_links), crawled for real from 127.0.0.1.
+"""Sections at the anchors other pages link to (crawlers.crawl.cross_links), crawled for real from 127.0.0.1.
 
 The fixture site (tests/fixtures/cross_links/) is a reference page whose entries are named anchors before blocks,
 listed nowhere on the page itself, and a guide that links to them: ``a.html#entry`` and ``a.html#lookup`` (an entry
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from crawlers import crawl_loop
 from crawlers.crawl import CrawlConfig, CrawlResult
-from crawlers.cross_links import linked_elsewhere, split_at, split_site
-from crawlers.extract import extract
+from crawlers.crawl import loop as crawl_loop
+from crawlers.crawl.cross_links import linked_elsewhere, split_at, split_site
 from crawlers.model import Section
+from crawlers.parse.extract import extract
 from tests.crawlers.fixture_pages import FIXTURES
 from tests.crawlers.recording_server import HTML, Recorder, recording_server
 from tests.crawling import crawl_as_cli

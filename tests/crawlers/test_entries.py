@@ -4,9 +4,9 @@ UI 5's, cut down (tests/crawlers/test_render_swagger.py runs the real package)."
 
 from __future__ import annotations
 
-from crawlers.extract import extract
 from crawlers.fetch.entries import compose_entries
 from crawlers.fetch.shell import APP_ROOTS
+from crawlers.parse.extract import extract
 
 SWAGGER = next(r for r in APP_ROOTS if r.generator == "Swagger UI")
 

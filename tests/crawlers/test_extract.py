@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
-from crawlers.extract import extract, extract_anchors
-from crawlers.html import MAX_DEPTH
+from crawlers.parse.extract import extract, extract_anchors
+from crawlers.parse.html import MAX_DEPTH
 from tests.crawlers.fixture_pages import FIXTURES, URL
 
 
@@ -46,15 +46,15 @@ def test_links_resolve_as_urljoin_does(base: str) -> None:
 def test_headings_nested_past_the_parser_limit_are_reported(caplog: pytest.LogCaptureFixture) -> None:
     deep = "<div>" * (MAX_DEPTH + 20) + '<h2 id="deep">Deep</h2><p>Deep text.</p>' + "</div>" * (MAX_DEPTH + 20)
     html = f'<html><head><title>T</title></head><body><h1 id="top">Top</h1>{deep}</body></html>'
-    with caplog.at_level(logging.WARNING, logger="crawlers.extract"):
+    with caplog.at_level(logging.WARNING, logger="crawlers.parse.extract"):
         ex = extract(html.encode(), "http://x.test/a.html")
     assert ex.too_deep and "deeper than 256 levels" in caplog.text and "http://x.test/a.html" in caplog.text
     assert not extract(b'<html><body><h1 id="top">Top</h1></body></html>', "http://x.test/b.html").too_deep
 
 
 def test_a_page_of_links_is_navigation_whose_anchors_count_but_whose_text_is_not_indexed() -> None:
+    from crawlers.crawl.pages import build_page
     from crawlers.fetch import FetchResult
-    from crawlers.pages import build_page
     from crawlers.sourcetype import classify
 
     entries = "".join(f'<dt id="ientry-{i}">term {i}, <a href="page{i}.html#s{i}">Section {i}.{i}</a></dt>'

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from crawlers.extract import Extracted, extract
-from crawlers.section_text import ExtractedSection
+from crawlers.parse.extract import Extracted, extract
+from crawlers.parse.section_text import ExtractedSection
 
 EVAL_DIR = Path("/work/shared/eval")
 ROOTS = {

@@ -1,9 +1,9 @@
-"""Which id lands on a heading (crawlers.heading_anchors), on one fixture page per generator style:
+"""Which id lands on a heading (crawlers.parse.heading_anchors), on one fixture page per generator style:
 own ids, headerlinks, label spans, section wrappers and preceding <a name>."""
 
 from __future__ import annotations
 
-from crawlers.extract import extract
+from crawlers.parse.extract import extract
 from tests.crawlers.fixture_pages import URL, by_anchor, parse_fixture
 
 

@@ -1,11 +1,11 @@
-"""Reading pages (crawlers.html), seen through extract(): encodings, bytes read as they are, hostile
+"""Reading pages (crawlers.parse.html), seen through extract(): encodings, bytes read as they are, hostile
 input, nesting deeper than the parser takes."""
 
 from __future__ import annotations
 
 import pytest
 
-from crawlers.extract import Extracted, extract, extract_anchors
+from crawlers.parse.extract import Extracted, extract, extract_anchors
 from tests.crawlers.fixture_pages import FIXTURES, URL
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from crawlers.crawl.issues import TRANSIENT, CrawlIssue
 from crawlers.fetch import FetchError
-from crawlers.issues import TRANSIENT, CrawlIssue
 
 
 def test_the_report_keys_are_the_strings_it_always_wrote() -> None:

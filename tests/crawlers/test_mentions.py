@@ -7,8 +7,8 @@ import asyncio
 import httpx
 
 from crawlers.crawl import CrawlConfig, CrawlResult, crawl
-from crawlers.extract import extract
 from crawlers.model import AnchorMap, Mention, SectionText
+from crawlers.parse.extract import extract
 from tests.crawlers.test_crawl_incremental import conditional_site, pages
 from tests.crawlers.test_crawl_loop import BASE, page
 

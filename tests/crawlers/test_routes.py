@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from crawlers.extract import extract
 from crawlers.fetch.routes import compose, route_links, route_of
 from crawlers.fetch.shell import APP_ROOTS
+from crawlers.parse.extract import extract
 
 DOCSIFY = next(r.routes for r in APP_ROOTS if r.generator == "docsify")
 assert DOCSIFY is not None

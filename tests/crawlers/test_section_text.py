@@ -1,9 +1,9 @@
-"""A section's text and level (crawlers.section_text): a table of contents keeps only its prose, levels
+"""A section's text and level (crawlers.parse.section_text): a table of contents keeps only its prose, levels
 count from the page's top heading."""
 
 from __future__ import annotations
 
-from crawlers.extract import extract
+from crawlers.parse.extract import extract
 from tests.crawlers.fixture_pages import URL
 
 

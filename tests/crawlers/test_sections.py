@@ -1,9 +1,9 @@
-"""The section walk (crawlers.sections): API entries and their names, admonitions and entry parts,
+"""The section walk (crawlers.parse.sections): API entries and their names, admonitions and entry parts,
 page titles, broken HTML, per generator style."""
 
 from __future__ import annotations
 
-from crawlers.extract import extract
+from crawlers.parse.extract import extract
 from tests.crawlers.fixture_pages import URL, by_anchor, parse_fixture
 
 

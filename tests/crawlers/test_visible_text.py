@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from crawlers.extract import extract
+from crawlers.crawl.pages import page_text
 from crawlers.page_text import OUTSIDE, PageText
-from crawlers.pages import page_text
+from crawlers.parse.extract import extract
 
 URL = "http://h/p.html"
 

@@ -195,7 +195,7 @@ def test_a_logged_text_directive_is_checked_again_and_dropped_or_derived_anew(tm
 def test_the_crawl_summary_and_the_refresh_report_list_the_same_changes_alike() -> None:
     from types import SimpleNamespace
 
-    from crawlers.diff import ChangeReport
+    from crawlers.crawl.diff import ChangeReport
     from crawlers.model import Rename
     from docbot.commands.crawl import summary_text
     from docbot.refresh import CHANGE_KINDS, RefreshReport, SiteRefresh

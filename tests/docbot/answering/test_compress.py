@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from crawlers.extract import extract
+from crawlers.parse.extract import extract
 from docbot.answering.compress import MAX_FACTS, MIN_FACTS, compress
 from docbot.answering.generate import Passage
 from docbot.answering.units import answerable, lead, units

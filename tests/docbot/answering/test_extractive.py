@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crawlers.extract import extract
+from crawlers.parse.extract import extract
 from docbot.answering.compress import compress
 from docbot.answering.extractive import MAX_WORDS, ExtractiveGenerator
 from docbot.answering.generate import Passage

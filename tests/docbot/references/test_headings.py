@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from crawlers.extract import extract
 from crawlers.model import AnchorMap, Page, Section
+from crawlers.parse.extract import extract
 from docbot.answer import LinkAction
 from docbot.references.validator import ReferenceValidator
 from docbot.text.lexicon import stem, synonym_stems

@@ -1,4 +1,4 @@
-"""Sections that start at an anchor the page links to, heading or not, for :mod:`crawlers.sections`.
+"""Sections that start at an anchor the page links to, heading or not, for :mod:`crawlers.parse.sections`.
 
 Some reference pages mark each entry with a named anchor before a block, not with a heading
 (SQLite's ``<a name="abs"></a><dt>abs(X)</dt><dd>…``, old Doxygen's ``<a name="x"></a><div class="memitem">``),
@@ -16,7 +16,7 @@ heading, is a section like the others); the later anchors under that heading sti
 Links from other pages (another page's text, the site's index) say the same, and the same rule applies to their
 anchors (:func:`with_elsewhere`): the crawl learns them only once every page is read, so it gives each page the set
 of its anchors linked from elsewhere, stores that set with the page, and splits the page again when the set changes
-(:mod:`crawlers.cross_links`). Such a link lists nothing ahead of its anchor: an anchor that would take all of its
+(:mod:`crawlers.crawl.cross_links`). Such a link lists nothing ahead of its anchor: an anchor that would take all of its
 heading's text is that heading's section.
 """
 
@@ -28,9 +28,9 @@ from itertools import takewhile
 
 from lxml import etree
 
-from crawlers.api_entries import API_DL
-from crawlers.html import BLOCKS, has_text, text_of
-from crawlers.section_text import OpenSection
+from crawlers.parse.api_entries import API_DL
+from crawlers.parse.html import BLOCKS, has_text, text_of
+from crawlers.parse.section_text import OpenSection
 
 # Measured on SQLite's pages (sqlite3-doc): its shortest real entries are its math functions, 36 to 90 characters
 # ("pi()  Return an approximation for π."), each the answer to a question; below 30 are a page's navigation

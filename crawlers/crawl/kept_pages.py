@@ -3,7 +3,7 @@
 :class:`PreviousCrawl` holds the previous crawl by page URL and says when a page may be asked for with a conditional
 request; :class:`KeptPages` holds each page as this crawl leaves it (its entry, section texts, visible text, mentions
 and aliases), parsed now or carried from the previous crawl when it did not change or failed for a passing reason.
-The loop (:mod:`crawlers.crawl_loop`) decides what to fetch; these only keep what it found.
+The loop (:mod:`crawlers.crawl.loop`) decides what to fetch; these only keep what it found.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from crawlers.crawl_types import CrawlConfig
-from crawlers.extract import EXTRACTOR_VERSION, Extracted
+from crawlers.crawl.pages import build_page, dir_alias, page_text
+from crawlers.crawl.types import CrawlConfig
 from crawlers.fetch import FetchResult
-from crawlers.mentions import RawMention, resolve_mentions, section_owners
 from crawlers.model import AnchorMap, Mention, Page, PageText, SectionText, SourceType
-from crawlers.pages import build_page, dir_alias, page_text
+from crawlers.parse.extract import EXTRACTOR_VERSION, Extracted
+from crawlers.parse.mentions import RawMention, resolve_mentions, section_owners
 from crawlers.sourcetype import classify, is_navigation
 
 

@@ -1,7 +1,7 @@
 """Parse one HTML page (once, with lxml) into anchors, links, title and section tree.
 
-Pure function: bytes in, plain data out. The page is read by :mod:`crawlers.html`, its main region found by
-:mod:`crawlers.chrome`, and its sections by the walk of :mod:`crawlers.sections`; this module decides
+Pure function: bytes in, plain data out. The page is read by :mod:`crawlers.parse.html`, its main region found by
+:mod:`crawlers.parse.chrome`, and its sections by the walk of :mod:`crawlers.parse.sections`; this module decides
 the page-level parts: every anchor, the links, the title, the canonical URL, and whether the page is
 navigation. The ReferenceValidator's live check reuses :func:`extract_anchors` so crawl and check never
 disagree about what an anchor is. Works on the generators real sites use (Sphinx old and new, MkDocs,
@@ -20,15 +20,15 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-from crawlers.anchor_sections import linked_here, with_elsewhere
-from crawlers.chrome import body_chrome, main_region
-from crawlers.html import MAX_DEPTH, link_text, nested_too_deep, parse_html
-from crawlers.mentions import RawMention, page_mentions
 from crawlers.model import SourceType
 from crawlers.page_text import OUTSIDE
-from crawlers.section_text import ExtractedSection
-from crawlers.sections import walk_sections
-from crawlers.visible_text import may_hide, visible_runs
+from crawlers.parse.anchor_sections import linked_here, with_elsewhere
+from crawlers.parse.chrome import body_chrome, main_region
+from crawlers.parse.html import MAX_DEPTH, link_text, nested_too_deep, parse_html
+from crawlers.parse.mentions import RawMention, page_mentions
+from crawlers.parse.section_text import ExtractedSection
+from crawlers.parse.sections import walk_sections
+from crawlers.parse.visible_text import may_hide, visible_runs
 
 log = logging.getLogger(__name__)
 
@@ -57,22 +57,22 @@ class Extracted:
     canonical: str | None = None  # <link rel=canonical>, absolute
     too_deep: bool = False  # elements nested deeper than MAX_DEPTH were dropped by the parser
     navigation: bool = False  # mostly links to other pages: a table of contents or a back-of-book index
-    mentions: tuple[RawMention, ...] = ()  # (link target, its text, the sentence around it): crawlers.mentions
+    mentions: tuple[RawMention, ...] = ()  # (link target, its text, the sentence around it): crawlers.parse.mentions
     # The page's visible text in block-level runs joined with newlines, each run's section index, and every id → the
     # run its element starts at (crawlers.page_text.PageText); none for navigation.
     run_text: str = ""
     run_tags: tuple[int, ...] = ()
     run_ids: Mapping[str, int] = field(default_factory=dict)
     # Text the runs leave out that a browser might search (SVG text, hidden elements…), as (run, offset, text); None
-    # when there is too much to keep (crawlers.visible_text.MAX_HIDDEN_CHARS).
+    # when there is too much to keep (crawlers.parse.visible_text.MAX_HIDDEN_CHARS).
     run_hidden: tuple[tuple[int, int, str], ...] | None = ()
 
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
 # of a map written by another version parses every page again instead of trusting "304 Not Modified".
-EXTRACTOR_VERSION = 8  # 5: what each link says about its target (crawlers.mentions), each page's visible text; 6: the
-# text left out of it that a browser might search (crawlers.visible_text.hidden_text); 7: a section for every anchor
-# the page links to (crawlers.anchor_sections); 8: and for every anchor other pages link to (crawlers.cross_links)
+EXTRACTOR_VERSION = 8  # 5: what each link says about its target (crawlers.parse.mentions), each page's visible text; 6: the
+# text left out of it that a browser might search (crawlers.parse.visible_text.hidden_text); 7: a section for every anchor
+# the page links to (crawlers.parse.anchor_sections); 8: and for every anchor other pages link to (crawlers.crawl.cross_links)
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
@@ -100,7 +100,7 @@ def extract(html: bytes | str, url: str, encoding: str | None = None,
     """Parse a page fetched from ``url``. Never raises on broken HTML; returns empty parts instead.
 
     ``elsewhere``: the page's anchors that other pages link to; they start sections as its own links' anchors do
-    (:mod:`crawlers.anchor_sections`)."""
+    (:mod:`crawlers.parse.anchor_sections`)."""
     root = parse_html(html, encoding)
     if root is None:
         return _EMPTY

@@ -18,10 +18,10 @@ from urllib.parse import unquote
 
 from lxml import etree
 
-from crawlers.chrome import is_chrome
-from crawlers.html import PERMALINK_CHARS, text_of
 from crawlers.model import Mention
-from crawlers.section_text import ExtractedSection
+from crawlers.parse.chrome import is_chrome
+from crawlers.parse.html import PERMALINK_CHARS, text_of
+from crawlers.parse.section_text import ExtractedSection
 
 # The element whose text a link's sentence is taken from: the nearest of these around it.
 CONTEXT_BLOCKS = frozenset({"p", "li", "dt", "dd", "tr", "caption", "blockquote", "h1", "h2", "h3", "h4", "h5",

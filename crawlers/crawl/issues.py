@@ -19,7 +19,7 @@ class CrawlIssue(StrEnum):
     INTERNAL = "internal"  # a bug in the crawl, caught so the other pages go on
     OFFSITE_SITEMAP = "offsite_sitemap"
     MAX_TIME = "max_time"  # the crawl's time limit was reached
-    # the frontier's rejections (crawlers.frontier)
+    # the frontier's rejections (crawlers.crawl.frontier)
     URL_TOO_LONG = "url_too_long"
     ROBOTS_DISALLOWED = "robots_disallowed"
     QUERY_VARIANTS = "query_variants"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from crawlers.html import LINK_LIST_MIN_CHARS, LINK_LIST_SHARE, PERMALINK_CHARS, has_text, link_text
+from crawlers.parse.html import LINK_LIST_MIN_CHARS, LINK_LIST_SHARE, PERMALINK_CHARS, has_text, link_text
 
 MAIN_TAGS = ("main", "article", "div", "section")  # tags that can hold the main region
 CHROME_TAGS = frozenset({"nav", "footer", "script", "style", "noscript", "template", "button"})

@@ -2,11 +2,11 @@
 
 :class:`CrawlState` runs one crawl. It fetches robots.txt first, then the start URL, the
 previous map's pages, sitemap URLs and every in-scope link, with at most ``concurrency`` requests in
-flight; parses each HTML page once with :func:`crawlers.extract.extract`; keeps a previous page's entry
+flight; parses each HTML page once with :func:`crawlers.parse.extract.extract`; keeps a previous page's entry
 when it did not change, or failed for a passing reason; once every page is read, splits again each page whose
-anchors linked from other pages are not those it was split at (:mod:`crawlers.cross_links`), from its kept body. What it keeps of
-each page is :mod:`crawlers.kept_pages`'s; what it counts and the :class:`~crawlers.crawl_types.CrawlResult` it
-assembles are :mod:`crawlers.crawl_result`'s.
+anchors linked from other pages are not those it was split at (:mod:`crawlers.crawl.cross_links`), from its kept body. What it keeps of
+each page is :mod:`crawlers.crawl.kept_pages`'s; what it counts and the :class:`~crawlers.crawl.types.CrawlResult` it
+assembles are :mod:`crawlers.crawl.result`'s.
 """
 
 from __future__ import annotations
@@ -16,19 +16,19 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
-from crawlers.crawl_result import Tally, crawl_result
-from crawlers.crawl_types import CrawlConfig, CrawlResult
-from crawlers.cross_links import to_split
+from crawlers.crawl.cross_links import to_split
+from crawlers.crawl.frontier import Frontier
+from crawlers.crawl.issues import TRANSIENT, CrawlIssue, ErrorKind, Visit
+from crawlers.crawl.kept_pages import KeptPages, PreviousCrawl
+from crawlers.crawl.pages import ParsePool
+from crawlers.crawl.result import Tally, crawl_result
+from crawlers.crawl.robots import fetch_robots
+from crawlers.crawl.sitemap import discover
+from crawlers.crawl.types import CrawlConfig, CrawlResult
 from crawlers.errors import StartURLError
-from crawlers.extract import Extracted
 from crawlers.fetch import Fetch, FetchError, FetchResult
-from crawlers.frontier import Frontier
-from crawlers.issues import TRANSIENT, CrawlIssue, ErrorKind, Visit
-from crawlers.kept_pages import KeptPages, PreviousCrawl
 from crawlers.model import AnchorMap, Mention, Page, PageText, SectionText
-from crawlers.pages import ParsePool
-from crawlers.robots import fetch_robots
-from crawlers.sitemap import discover
+from crawlers.parse.extract import Extracted
 from crawlers.urls import is_http, normalize, origin, scope_prefix, site_origins
 
 # The loop logs under the name its messages had before it got a module of its own: the CLI prints that name
@@ -325,6 +325,6 @@ class CrawlState:
                 self.keep_previous(prev, set(), stale=False)
 
     def result(self, crawled_at: str, duration: float, previous_texts: Sequence[SectionText]) -> CrawlResult:
-        """The crawl's :class:`~crawlers.crawl_types.CrawlResult` (see :func:`crawlers.crawl_result.crawl_result`)."""
+        """The crawl's :class:`~crawlers.crawl.types.CrawlResult` (see :func:`crawlers.crawl.result.crawl_result`)."""
         return crawl_result(self.config, self.previous.anchor_map, self.kept, self.tally, self.frontier.rejected,
                             crawled_at, duration, previous_texts)

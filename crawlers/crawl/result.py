@@ -1,8 +1,8 @@
 """A crawl's counts and its result: the new anchor map, its change report, texts and mentions.
 
 :class:`Tally` counts what the crawl did (requests, pages fetched, unchanged, failed…) and keeps a few URLs of each
-kind of error; :func:`crawl_result` assembles the :class:`~crawlers.crawl_types.CrawlResult` from the pages the loop
-kept (:mod:`crawlers.kept_pages`). The result never depends on completion order: pages, anchors and texts are sorted
+kind of error; :func:`crawl_result` assembles the :class:`~crawlers.crawl.types.CrawlResult` from the pages the loop
+kept (:mod:`crawlers.crawl.kept_pages`). The result never depends on completion order: pages, anchors and texts are sorted
 before they leave.
 """
 
@@ -12,13 +12,13 @@ import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 
-from crawlers.crawl_types import CrawlConfig, CrawlResult, CrawlStats
-from crawlers.diff import ChangeReport, diff_maps, merge_renames
-from crawlers.extract import EXTRACTOR_VERSION
-from crawlers.issues import CrawlIssue, ErrorKind
-from crawlers.kept_pages import KeptPages
+from crawlers.crawl.diff import ChangeReport, diff_maps, merge_renames
+from crawlers.crawl.issues import CrawlIssue, ErrorKind
+from crawlers.crawl.kept_pages import KeptPages
+from crawlers.crawl.pages import aggregate_pages
+from crawlers.crawl.types import CrawlConfig, CrawlResult, CrawlStats
 from crawlers.model import AnchorMap, SectionText, SourceType
-from crawlers.pages import aggregate_pages
+from crawlers.parse.extract import EXTRACTOR_VERSION
 
 MAX_ERROR_SAMPLES = 5
 

@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from crawlers.issues import CrawlIssue
-from crawlers.robots import Robots
+from crawlers.crawl.issues import CrawlIssue
+from crawlers.crawl.robots import Robots
 from crawlers.urls import in_scope, normalize
 
 log = logging.getLogger(__name__)

@@ -11,8 +11,8 @@ from urllib.parse import unquote
 
 from lxml import etree
 
-from crawlers.chrome import is_chrome
-from crawlers.html import has_text
+from crawlers.parse.chrome import is_chrome
+from crawlers.parse.html import has_text
 
 MAX_WRAPPER_CLIMB = 5  # DocBook puts h2 four levels below div.sect1[id]
 _ENTRY_IDS = etree.XPath(".//*[@id]/@id | .//a/@name")

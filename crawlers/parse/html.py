@@ -2,7 +2,7 @@
 
 :func:`parse_html` decodes a page (the given encoding, else its BOM's, else its ``<meta charset>``, else UTF-8;
 bad bytes replaced) and parses it with one lxml parser per thread, nesting capped at :data:`MAX_DEPTH`. The rest is
-the vocabulary that the page parse (:mod:`crawlers.extract`) and the section walk (:mod:`crawlers.sections`)
+the vocabulary that the page parse (:mod:`crawlers.parse.extract`) and the section walk (:mod:`crawlers.parse.sections`)
 read a tree with: heading and block tags, permalink glyphs, an element's text and how much of it is link text.
 """
 
@@ -28,7 +28,7 @@ PERMALINK_CHARS = "¶§#🔗 \t\n\u00b6\u200b"
 # An element at least this long (characters, whitespace not counted) whose text is at least this share link text,
 # within the page or not, is a list of links: as the main region, a table of contents and not the page (Texinfo's
 # div.contents); as a section, a page's table of contents in its header or a list of sub-pages, which keeps only
-# its prose (crawlers.section_text).
+# its prose (crawlers.parse.section_text).
 LINK_LIST_MIN_CHARS = 200
 LINK_LIST_SHARE = 0.85
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)

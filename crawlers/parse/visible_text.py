@@ -6,7 +6,7 @@ first), across inline elements, never across a block boundary, without what is n
 style, template, noscript, ``hidden``, an inline ``display:none`` or ``visibility:hidden``, form controls) and
 without Sphinx's permalink glyphs (``visibility: hidden`` in every Sphinx theme). Whitespace is collapsed; a no-break
 space counts as a space and a soft hyphen as nothing, as find-in-page reads them. One pass over the tree the page
-parse (:mod:`crawlers.extract`) already holds.
+parse (:mod:`crawlers.parse.extract`) already holds.
 
 What the model leaves out is not always what a browser leaves out: Chromium searches an SVG's ``<text>``, a ``hidden``
 element that a style sheet shows, a declarative shadow root, a textarea's text and an input's value; a class may hide

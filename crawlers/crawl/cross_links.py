@@ -1,8 +1,8 @@
-"""The anchors of each page that other pages link to, for the second split of :mod:`crawlers.anchor_sections`.
+"""The anchors of each page that other pages link to, for the second split of :mod:`crawlers.parse.anchor_sections`.
 
 A page is parsed alone, yet the docs link to its anchors from everywhere: another page's text, the site's index.
 Once every page is read, :func:`linked_elsewhere` gathers from every page's links (its mentions, chrome and
-permalinks left out: :mod:`crawlers.mentions`) each page's anchors that another page points at, and
+permalinks left out: :mod:`crawlers.parse.mentions`) each page's anchors that another page points at, and
 :func:`split_at` keeps those that may start a section of their own: not a heading's or an API entry's anchor, which
 starts its section whoever links to it. That set is stored with the page (:attr:`crawlers.model.Page.linked`) as
 what its sections were split at; the crawl loop splits a page again (its section walk, from the body it kept) when the set it finds differs,
@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from urllib.parse import unquote
 
-from crawlers.anchor_sections import ANCHOR
-from crawlers.extract import Extracted
-from crawlers.mentions import RawMention
 from crawlers.model import Page, Section
-from crawlers.section_text import ExtractedSection
+from crawlers.parse.anchor_sections import ANCHOR
+from crawlers.parse.extract import Extracted
+from crawlers.parse.mentions import RawMention
+from crawlers.parse.section_text import ExtractedSection
 from crawlers.urls import normalize
 
 

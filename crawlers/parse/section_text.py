@@ -1,7 +1,7 @@
 """A section's text as the walk gathers it, and the ExtractedSection it becomes.
 
 :class:`OpenSection` collects a section's blocks (paragraphs, list items, fenced code) while the walk of
-:mod:`crawlers.sections` is inside it, and renders them into clean text; a section that is mostly links (a
+:mod:`crawlers.parse.sections` is inside it, and renders them into clean text; a section that is mostly links (a
 table of contents) keeps only its prose. :func:`finish_sections` turns the opened sections into
 :class:`ExtractedSection` values, levels counted from the page's top heading.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from crawlers.html import LINK_LIST_MIN_CHARS, LINK_LIST_SHARE
+from crawlers.parse.html import LINK_LIST_MIN_CHARS, LINK_LIST_SHARE
 
 MAX_SECTION_CHARS = 200_000  # clean text kept per section
 LINK_LIST_PROSE_WORDS = 5  # what a section of links keeps: its sentences of prose, not its links
@@ -34,7 +34,7 @@ class ExtractedSection:
     title: str
     level: int
     path: tuple[str, ...]
-    kind: str  # "heading" | "api" | "anchor" (an anchor the page links to: crawlers.anchor_sections)
+    kind: str  # "heading" | "api" | "anchor" (an anchor the page links to: crawlers.parse.anchor_sections)
     text: str
     aliases: tuple[str, ...] = ()
     inner_ids: tuple[str, ...] = ()
@@ -52,7 +52,7 @@ class OpenSection:
     path: tuple[str, ...]
     short: str = ""
     dl: etree._Element | None = None
-    opener: etree._Element | None = None  # a linked block element whose end ends the section (crawlers.anchor_sections)
+    opener: etree._Element | None = None  # a linked block element whose end ends the section (crawlers.parse.anchor_sections)
     before: OpenSection | None = None  # the section in effect where an anchor section starts: too short, it rejoins it
     at_start: bool = False  # an anchor section that starts where its heading's section starts: it may be that one
     into: OpenSection | None = None  # the section an anchor section's text and ids went back to: it is no section

@@ -1,10 +1,10 @@
 """Crawl one site in memory: :func:`crawl`, and the loss guard its caller applies before writing (:func:`check_loss`).
 
-``crawl`` runs the loop of :mod:`crawlers.crawl_loop` (robots.txt, start URL, previous pages, sitemaps,
+``crawl`` runs the loop of :mod:`crawlers.crawl.loop` (robots.txt, start URL, previous pages, sitemaps,
 every in-scope link) under the crawl's time limit and returns a :class:`CrawlResult`. It reads and writes no files:
 docbot's writer (``docbot.updating``) hands it the previous crawl and stores the result as a new generation.
-What a crawl takes and gives (:class:`CrawlConfig`, :class:`CrawlResult`) is defined in :mod:`crawlers.crawl_types`
-and imported from here by docbot.
+What a crawl takes and gives (:class:`CrawlConfig`, :class:`CrawlResult`) is defined in :mod:`crawlers.crawl.types`;
+docbot imports both, and these functions, from :mod:`crawlers.crawl`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import httpx
 
-from crawlers import guard
-from crawlers.crawl_loop import CrawlState
-from crawlers.crawl_types import CrawlConfig, CrawlResult
+from crawlers.crawl import guard
+from crawlers.crawl.loop import CrawlState
+from crawlers.crawl.types import CrawlConfig, CrawlResult
 from crawlers.errors import CrawlerError
 from crawlers.fetch import Fetch, Fetcher, RenderingFetcher
 from crawlers.model import AnchorMap, Mention, PageText, SectionText
@@ -77,7 +77,7 @@ def open_fetcher(config: CrawlConfig, client: httpx.AsyncClient | None = None) -
 
 def check_loss(config: CrawlConfig, previous: AnchorMap | None, result: CrawlResult, path: Path,
                force: bool = False) -> None:
-    """Raise when the crawl must not replace the previous map (see :func:`crawlers.guard.check`)."""
+    """Raise when the crawl must not replace the previous map (see :func:`crawlers.crawl.guard.check`)."""
     reached = result.stats.fetched + result.stats.not_modified
     guard.check(config.site, previous, result.map, reached, result.stats.failed, config.loss_threshold, str(path),
                 force, result.report.renames)

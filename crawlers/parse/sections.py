@@ -1,9 +1,9 @@
-"""The section walk: one pass over a page's main region, for :mod:`crawlers.extract`.
+"""The section walk: one pass over a page's main region, for :mod:`crawlers.parse.extract`.
 
-Headings, API/definition entries and the anchors the page links to (:mod:`crawlers.anchor_sections`) open
-sections; every other element's text goes to the innermost open section (:mod:`crawlers.section_text`). Headings
-are anchored by :mod:`crawlers.heading_anchors`; API entries are known and named the way their generator does
-(:mod:`crawlers.api_entries`), and what is chrome (:mod:`crawlers.chrome`) is skipped.
+Headings, API/definition entries and the anchors the page links to (:mod:`crawlers.parse.anchor_sections`) open
+sections; every other element's text goes to the innermost open section (:mod:`crawlers.parse.section_text`). Headings
+are anchored by :mod:`crawlers.parse.heading_anchors`; API entries are known and named the way their generator does
+(:mod:`crawlers.parse.api_entries`), and what is chrome (:mod:`crawlers.parse.chrome`) is skipped.
 """
 
 from __future__ import annotations
@@ -12,12 +12,20 @@ from collections.abc import Mapping
 
 from lxml import etree
 
-from crawlers.anchor_sections import ANCHOR, PageLink, anchor_ids, close_anchor, open_anchor, rejoin, starts_section
-from crawlers.api_entries import API_DL, ENTRY_PART_TITLES, api_heading, entry_dl, entry_title, rustdoc_name
-from crawlers.chrome import chrome_free_text, chrome_free_text_raw, is_chrome
-from crawlers.heading_anchors import marker_ids, resolve_heading
-from crawlers.html import BLOCKS, HEADINGS, holds_lines, lines_of, link_text, text_of
-from crawlers.section_text import ExtractedSection, OpenSection, finish_sections
+from crawlers.parse.anchor_sections import (
+    ANCHOR,
+    PageLink,
+    anchor_ids,
+    close_anchor,
+    open_anchor,
+    rejoin,
+    starts_section,
+)
+from crawlers.parse.api_entries import API_DL, ENTRY_PART_TITLES, api_heading, entry_dl, entry_title, rustdoc_name
+from crawlers.parse.chrome import chrome_free_text, chrome_free_text_raw, is_chrome
+from crawlers.parse.heading_anchors import marker_ids, resolve_heading
+from crawlers.parse.html import BLOCKS, HEADINGS, holds_lines, lines_of, link_text, text_of
+from crawlers.parse.section_text import ExtractedSection, OpenSection, finish_sections
 
 MAX_SECTIONS = 20_000  # sections kept per page; the rest of a runaway page is ignored
 _TITLE_TAILS = (" - ", " — ", " – ", " | ", " · ", " :: ", ": ")  # what separates a page's name from the site's
@@ -92,11 +100,11 @@ def walk_sections(
     """(sections, page title, API entry count, heading count) of the main region.
 
     ``linked``: the page's anchors its own links point at (→ the link's text); each starts a section where it sits
-    between blocks (:mod:`crawlers.anchor_sections`).
+    between blocks (:mod:`crawlers.parse.anchor_sections`).
 
     ``opens`` and ``closes``, when given, learn where the text's section changes: the element that opens each
     section (→ its index), and each API entry list after whose end its parent's section (→ its index, or -1 for
-    the page's preamble) is in effect again (what :func:`crawlers.visible_text.visible_runs` tags text with)."""
+    the page's preamble) is in effect again (what :func:`crawlers.parse.visible_text.visible_runs` tags text with)."""
     banners = frozenset(h for h in main.iter("h1") if _is_banner(h))
     if banners:
         skip = skip | banners

@@ -1,4 +1,4 @@
-"""How the section walk (:mod:`crawlers.sections`) knows an API entry and names it the way its generator does:
+"""How the section walk (:mod:`crawlers.parse.sections`) knows an API entry and names it the way its generator does:
 Sphinx's ``dl.py`` entries, rustdoc's ``method.new``, Javadoc's overloads, GTK-Doc's symbols."""
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 :class:`CrawlConfig` holds the start URL, the scope and every limit (each one overridable per site);
 :class:`CrawlResult` the new anchor map, its section texts, the change report against the previous map,
-the :class:`CrawlStats` and the pages' visible texts. Frozen values, shared by the loop (:mod:`crawlers.crawl_loop`) and the
-entry points that run it (:mod:`crawlers.crawl`).
+the :class:`CrawlStats` and the pages' visible texts. Frozen values, shared by the loop (:mod:`crawlers.crawl.loop`) and
+the entry points that run it (:mod:`crawlers.crawl.run`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import logging
 from dataclasses import dataclass, field
 
 from crawlers import fetch as f
-from crawlers.diff import ChangeReport
-from crawlers.frontier import MAX_PAGES, MAX_QUERY_VARIANTS, MAX_URL_LENGTH
+from crawlers.crawl.diff import ChangeReport
+from crawlers.crawl.frontier import MAX_PAGES, MAX_QUERY_VARIANTS, MAX_URL_LENGTH
 from crawlers.model import AnchorMap, Mention, PageText, SectionText
 from crawlers.urls import origin, strip_userinfo
 

@@ -1,6 +1,6 @@
 """From a fetched and extracted page to its anchor-map entry and section texts.
 
-``build_page`` is pure. :class:`ParsePool` runs :func:`crawlers.extract.extract`
+``build_page`` is pure. :class:`ParsePool` runs :func:`crawlers.parse.extract.extract`
 inline for small crawls and in forked worker processes once a crawl is big,
 because extraction is CPU-bound and the event loop must keep fetching. The
 workers die with the crawler, even when it is killed with SIGKILL (Linux:
@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
-from crawlers.cross_links import split_at
-from crawlers.extract import Extracted, extract, split_again
+from crawlers.crawl.cross_links import split_at
 from crawlers.fetch import FetchResult
 from crawlers.model import Page, PageText, Section, SectionText
+from crawlers.parse.extract import Extracted, extract, split_again
 from crawlers.urls import INDEX_FILE
 
 log = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ def build_page(
     links: tuple[str, ...] = (), elsewhere: frozenset[str] = frozenset(),
 ) -> tuple[Page, list[SectionText]]:
     """The map entry and section texts of one parsed page (pure); ``elsewhere``: the anchors other pages link to
-    that it was split at (:mod:`crawlers.cross_links`)."""
+    that it was split at (:mod:`crawlers.crawl.cross_links`)."""
     sections = tuple(Section(s.anchor, s.title, s.level, tuple(s.path), s.kind) for s in ex.sections)
     page = Page(
         url=url,
@@ -147,7 +147,7 @@ class ParsePool:
 
     async def extract_again(self, result: FetchResult, elsewhere: frozenset[str], first: Extracted) -> Extracted:
         """What :meth:`extract` makes of ``result`` with ``elsewhere``, ``first`` being what it made of the same body
-        before: only the part that depends on ``elsewhere`` is done again (:func:`crawlers.extract.split_again`)."""
+        before: only the part that depends on ``elsewhere`` is done again (:func:`crawlers.parse.extract.split_again`)."""
         split = await self._run(split_again, result.body, result.final_url, result.encoding, elsewhere, first.anchors,
                                 first.navigation)
         if split is None:
