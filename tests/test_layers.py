@@ -30,6 +30,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 PURE = ("docbot.learn", "docbot.text", "docbot.references", "docbot.indexing.chunk", "docbot.answering")
 IMPURE_LIBRARIES = ("httpx", "chromadb", "slack_bolt", "slack_sdk")
 IMPURE_ALLOWED = {"docbot.answering.generate"}  # the LLM call (through langchain-openai, not httpx directly)
+# crawlers/ lowest first: the floor every room uses (the anchor map, urls, errors…), parsing a page, fetching
+# (which reads rendered pages with the parser's lxml), and the crawl loop that runs them all.
+CRAWLER_ROOMS = ("crawlers", "crawlers.parse", "crawlers.fetch", "crawlers.crawl")
 
 
 def modules() -> dict[str, Path]:
@@ -76,6 +79,18 @@ def test_a_docbot_module_imports_only_its_own_room_and_lower_ones(name: str) -> 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if n.startswith("crawlers")))
 def test_crawlers_never_import_docbot(name: str) -> None:
     assert not [i for i in imports(MODULES[name]) if i == "docbot" or i.startswith("docbot.")]
+
+
+def crawler_room(module: str) -> int:
+    return max(level for level, room in enumerate(CRAWLER_ROOMS) if module == room or module.startswith(room + "."))
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n.startswith("crawlers")))
+def test_a_crawlers_module_imports_only_its_own_room_and_lower_ones(name: str) -> None:
+    mine = crawler_room(name)
+    upward = sorted(i for i in imports(MODULES[name])
+                    if i in MODULES and i.startswith("crawlers") and crawler_room(i) > mine)
+    assert not upward, f"{name} ({CRAWLER_ROOMS[mine]}) imports higher rooms: {upward}"
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if n.startswith(PURE) and n not in IMPURE_ALLOWED))
