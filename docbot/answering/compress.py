@@ -14,7 +14,8 @@ runs behind a load balancer… How do I make the pool test connections?"), the w
 asking sentence weigh more. The primary source carries the first fact; at most
 :data:`MAX_SOURCES` sources carry facts. A sentence that ends in ':' takes the code block
 (or list items) it introduces, or is not given at all: an answer never ends a sentence in a
-colon that introduces nothing. When nothing qualifies, a section's lead is the fact.
+colon that introduces nothing; one that opens by leaning on the sentence before it ("However, …") comes only right
+after that sentence. When nothing qualifies, a section's lead is the fact.
 """
 
 from __future__ import annotations
@@ -103,6 +104,13 @@ def _candidates(source: Source, question: str) -> list[_Unit]:
     return found
 
 
+# A sentence that opens by leaning on the one before it ("However, …", "In that case …") reads as nonsense alone: it
+# is a fact only right after that sentence (a pair, or the follower of a fact already given).
+_LEANS_BACK = re.compile(
+    r"(?:(?:however|instead|also|in addition|additionally|similarly|likewise|conversely|in contrast),"  # "However you
+    # configure it, …" and "In addition to X, …" stand alone: these lean back only before their comma
+    r"|(?:but|therefore|thus|hence|otherwise|moreover|furthermore|nevertheless|nonetheless|consequently|"
+    r"in (?:this|that|either|such a) case|on the other hand|as a result|for this reason|even so)\b)", re.IGNORECASE)
 _QUESTION_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
 
 
@@ -220,6 +228,7 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
                 and (code_ok or not (u.code or u.lead_in)) and norm(u.text) not in seen
                 and (primary is None or u.n == primary)]  # the primary source carries the first fact
         ends = {(u.n, u.position + 1) for u in picked}
+        pool = [u for u in pool if u.code or (u.n, u.position) in ends or not _LEANS_BACK.match(u.text)]
         scored = [(_score(u, weights, titled[u.n], u.position == first_prose.get(u.n), (u.n, u.position) in ends,
                            close.get((u.n, u.position), 0.0)), u)
                   for u in pool]

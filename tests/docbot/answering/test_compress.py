@@ -77,6 +77,27 @@ def test_an_epigraph_and_its_attribution_never_open_a_fact() -> None:
     assert any("60 requests per minute" in f.text for f in facts)
 
 
+FACTORY = Passage(1, "Register with the Application", ("Define and Access the Database", "Register with the Application"), (
+    "Can close_db be registered on the app object directly? However, since you're using a factory function, that "
+    "instance isn't available when writing the functions. Instead, write a function that takes an application and "
+    "does the registration.\n\nThe init_app function registers close_db and init_db_command with the application "
+    "the factory made.\n\nIn addition to the application factory, Flask offers the app context for code that needs "
+    "the application while it is set up."))
+
+
+def test_a_sentence_leaning_on_the_one_before_comes_only_after_it() -> None:
+    # "However, since you're using a factory function, that instance isn't available…" alone says nothing: which
+    # instance? It comes right after the sentence it answers, or not at all; here that one is a question, never a
+    # fact (the flask-017 answer read "However, …" alone, from its fourth source)
+    facts = compress("Why is the instance not available when writing the functions with a factory function?", [FACTORY])
+    assert facts and all(not f.text.startswith(("However", "Instead")) for f in facts), facts
+    assert any("init_app function registers close_db" in f.text for f in facts)
+    # "In addition to the application factory, …" stands on its own: a comma after the connective is what leans back
+    facts = compress("Besides the application factory, what does Flask offer for code run while the app is set up?",
+                     [FACTORY])
+    assert any(f.text.startswith("In addition to the application factory") for f in facts)
+
+
 def test_three_to_seven_facts_from_at_most_three_sources_primary_first_within_the_budget() -> None:
     titles = ["INTERACTIVE MODE", "SPLITTING COMMITS", "NOTES", "DESCRIPTION", "REBASING MERGES"]
     passages = [renumber(REBASE[t], n) for n, t in enumerate(titles, start=1)]
