@@ -16,6 +16,7 @@ extractor then reads that document as any other page: its anchors, sections and 
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from urllib.parse import unquote
@@ -23,6 +24,8 @@ from urllib.parse import unquote
 from lxml import etree, html
 
 from crawlers.parse.html import HEADINGS, parse_html, text_of
+
+log = logging.getLogger(__name__)
 
 GROUP_LEVEL = 2  # a group (a tag) is an h2 of the composed document, an entry an h3, a heading inside either an h4
 
@@ -47,6 +50,7 @@ class Entries:
     body: str  # XPath, inside an entry, of what expanding it shows
     route: str = ".//a[starts-with(@href, '#/')]"  # XPath, inside a heading or a summary, of its link to its route
     controls: frozenset[str] = frozenset({"button", "select", "input", "textarea", "svg"})  # the app's, not content
+    partial: str | None = None  # XPath of a sign that the app rendered only some of its entries (a virtualized list)
 
 
 def route_link(element: etree._Element, entries: Entries) -> tuple[str, str] | None:
@@ -82,6 +86,9 @@ def compose_entries(rendered: str, entries: Entries) -> str:
                 section.append(_below(_no_ids(part), GROUP_LEVEL + 2))
         for entry in group.xpath(entries.entry):
             _compose_entry(section, entry, entries)
+    if entries.partial is not None and tree.xpath(entries.partial):
+        log.warning("%s renders only the entries in view (a virtualized list): %d routes are read, the others are "
+                    "not in the map", doc.find("head/title").text or "the page", len(main.xpath(".//*[@id]")))
     return _html(doc)
 
 

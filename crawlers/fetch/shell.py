@@ -65,9 +65,11 @@ APP_ROOTS: tuple[AppRoot, ...] = (
             "#/<tag>/<operationId> and #/<tag> (deepLinking: true): routes, not element ids",
             SourceType.API_REFERENCE,
             entries=Entries(
-                # a collapsed tag (docExpansion "none") and a collapsed operation (the default, "list")
+                # a collapsed tag (docExpansion "none") and a collapsed operation (the default, "list"). A deprecated
+                # operation never has the class is-open (it is "opblock opblock-deprecated" open or not): its control's
+                # aria-expanded says it is open, or it would be clicked shut again on every round
                 ".opblock-tag-section:not(.is-open) > .opblock-tag, "
-                ".opblock:not(.is-open) > .opblock-summary > .opblock-summary-control",
+                ".opblock:not(.is-open) > .opblock-summary > .opblock-summary-control:not([aria-expanded='true'])",
                 intro=f"//*[{has_class('information-container')}]",
                 group=f"//*[{has_class('opblock-tag-section')}]",
                 heading=f"*[{has_class('opblock-tag')}]",
@@ -77,7 +79,10 @@ APP_ROOTS: tuple[AppRoot, ...] = (
                 signature=f"concat(string(.//*[{has_class('opblock-summary-method')}]), ' ',"
                           f" string(.//*[{has_class('opblock-summary-path')} or"
                           f" {has_class('opblock-summary-path__deprecated')}]/@data-path))",
-                body=f".//*[{has_class('opblock-body')}]")),
+                body=f".//*[{has_class('opblock-body')}]",
+                # swagger-ui-dist 5.35 renders a list of 150 tags and operations or more virtualized: only those in
+                # view are in the DOM (of GitHub's 1,223 operations, 4 and no tag section), so none is read; said
+                partial=f"//*[{has_class('operations-virtual')}]")),
     # docsify renders each page (#/<page>, its Markdown fetched) into article.markdown-section and gives a heading
     # the id of its slug, but a browser lands on it by the route #/<page>?id=<slug>, which docsify scrolls to once
     # the page has rendered: the map records that route form (the heading's own link in the DOM says the same).

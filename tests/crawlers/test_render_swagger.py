@@ -10,7 +10,10 @@ The site is built by ``scripts/build_rendered_sites.sh`` (run by ``scripts/insta
 from __future__ import annotations
 
 import json
+import logging
+import shutil
 import time
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -18,11 +21,13 @@ import pytest
 
 from crawlers.crawl import CrawlResult
 from crawlers.fetch import RenderingFetcher
+from crawlers.fetch.entries import compose_entries
+from crawlers.fetch.shell import APP_ROOTS
 from crawlers.model import Page, Section
 from docbot.indexing.chunk import chunk_sections
 from docbot.references.validator import ReferenceValidator
 from tests.browser import in_view
-from tests.crawlers.rendered_sites import SITES, settled, site_fixtures
+from tests.crawlers.rendered_sites import SITES, crawl_rendered, served, settled, site_fixtures
 
 pytestmark = pytest.mark.slow
 
@@ -190,3 +195,56 @@ def test_the_validator_repairs_wrong_routes_and_attaches_no_text_directive(
     assert outcome.output == f"{page.url}#/Container/ContainerList", outcome
     quoted = validator.quote_link(f"{page.url}#/Container/ContainerList", "Returns a list of containers", site="docker")
     assert quoted.output == f"{page.url}#/Container/ContainerList", quoted
+
+
+def test_a_deprecated_operation_is_expanded_once_and_read_whole(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Swagger UI never gives a deprecated operation the class is-open (it is "opblock opblock-deprecated", open or
+    not): expanded, it must count as open (its control's aria-expanded), or every round of clicks shuts it and opens
+    it again until the expansion's time limit, and its description is in the map or not by the parity of rounds."""
+    site = tmp_path / "swagger"
+    shutil.copytree(SITE, site)
+    spec = json.loads((SITE / "openapi.json").read_text(encoding="utf-8"))
+    spec["paths"]["/containers/json"]["get"]["deprecated"] = True
+    spec["paths"]["/images/json"]["get"]["deprecated"] = True
+    (site / "openapi.json").write_text(json.dumps(spec), encoding="utf-8")
+    with caplog.at_level(logging.INFO, logger="crawlers.fetch.browser"), served(site) as url:
+        result, _, seconds = crawl_rendered("docker-deprecated", url + "index.html")
+    expanded = [r.getMessage() for r in caplog.records if "expanded" in r.getMessage()]
+    assert not [r for r in caplog.records if "left collapsed" in r.getMessage()], caplog.text
+    # every operation clicked once: none shut again by a second round
+    assert [m.split(": ")[1].split(" in ")[0] for m in expanded] == [f"expanded {len(operations())}"], caplog.text
+    # an operation's text, the sections below it included (Swagger UI heads a deprecated one's body with an h4
+    # "Warning: Deprecated", a section of its own)
+    def text(tag: str, title: str) -> str:
+        return " ".join(t.text for t in result.texts if t.path[1:3] == (tag, title))
+
+    assert "GET /containers/json" in text("Container", "List containers")
+    assert "Returns a list of containers" in text("Container", "List containers")  # its description: expanded
+    assert "GET /images/json" in text("Image", "List Images") and "Show all images" in text("Image", "List Images")
+    page = result.map.page(url + "index.html")
+    assert page is not None
+    assert sorted(page.anchors) == sorted({f"/{tag}/{op}" for tag, op, _ in operations()} | {f"/{t}" for t in tags()})
+    print(f"\n2 deprecated of {len(operations())} operations: crawled in {seconds:.1f} s")
+
+
+def test_a_virtualized_list_is_said_not_read_as_if_whole(caplog: pytest.LogCaptureFixture) -> None:
+    """swagger-ui-dist 5.35 renders 150 tags and operations or more as a virtualized list (.operations-virtual: only
+    those in view are in the DOM, and no tag section): the page composed from it has none of their routes, and says
+    so rather than passing for a whole API."""
+    entries = next(r.entries for r in APP_ROOTS if r.generator == "Swagger UI")
+    assert entries is not None
+    rendered = ("<html><head><title>GitHub v3 REST API</title></head><body><div id='swagger-ui'>"
+                "<div class='information-container'><h2>GitHub v3 REST API</h2></div>"
+                "<div class='operations-virtual'><div class='operations-virtual__list'>"
+                "<div data-index='0' class='operations-virtual__item'><span><h3 class='opblock-tag'>"
+                "<a href='#/actions'><span>actions</span></a></h3></span></div></div></div></div></body></html>")
+    with caplog.at_level(logging.WARNING, logger="crawlers.fetch.entries"):
+        composed = compose_entries(rendered, entries)
+    assert "GitHub v3 REST API" in composed and 'id="/actions"' not in composed
+    assert [r.getMessage() for r in caplog.records] == [
+        "GitHub v3 REST API renders only the entries in view (a virtualized list): 0 routes are read, the others "
+        "are not in the map"]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="crawlers.fetch.entries"):
+        compose_entries(rendered.replace("operations-virtual", "operations"), entries)
+    assert caplog.records == []
