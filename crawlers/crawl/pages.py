@@ -79,7 +79,7 @@ def build_page(
         last_modified=strong_last_modified(result.headers),
         content_hash=hashlib.sha256(result.body).hexdigest(),
         links=links,
-        linked=split_at(elsewhere, sections),
+        linked=split_at(elsewhere & ex.anchors, sections),
         routes=result.routes,
     )
     texts = [] if ex.navigation else [  # a table of contents or index page: its anchors are valid, its text no answer

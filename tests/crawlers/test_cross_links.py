@@ -33,8 +33,9 @@ def serve(server: Recorder, guide: str | None = None) -> None:
         server.routes["/" + name] = (200, {**HTML, "ETag": f'"{name}-{len(body)}"'}, body)
 
 
-def crawl(server: Recorder, tmp_path: Path) -> CrawlResult:
-    config = CrawlConfig(site="xpage", start_url=server.origin + "/index.html", sitemaps=False, parse_processes=0)
+def crawl(server: Recorder, tmp_path: Path, concurrency: int = 8) -> CrawlResult:
+    config = CrawlConfig(site="xpage", start_url=server.origin + "/index.html", sitemaps=False, parse_processes=0,
+                         concurrency=concurrency)
     return crawl_as_cli(config, tmp_path / "maps", tmp_path / "data")[0]
 
 
@@ -117,17 +118,43 @@ def test_a_link_added_to_another_page_splits_a_page_that_answers_304(tmp_path: P
 
 def test_the_second_split_reads_the_kept_body_and_comes_out_as_a_second_fetch_would(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # one request at a time: the index lists a.html first, so it is read before the guide that links into it (the
+    # links of pages read before a page are its first split; a page read earlier than them is split a second time)
     with recording_server() as server:
         serve(server)
-        kept = crawl(server, tmp_path / "kept")
+        kept = crawl(server, tmp_path / "kept", concurrency=1)
         assert requests_for(server, "/a.html") == [False]  # split again from the body of its one fetch
         monkeypatch.setattr(crawl_loop, "MAX_KEPT_BODY_BYTES", 0)
         server.requests.clear()
-        fetched = crawl(server, tmp_path / "fetched")
+        fetched = crawl(server, tmp_path / "fetched", concurrency=1)
         assert requests_for(server, "/a.html") == [False, False]  # no room for bodies: fetched and parsed again
     assert {a for a, s in sections(kept, server).items() if s.kind == "anchor"} == {"entry", "lookup"}
     assert kept.map.pages == fetched.map.pages and kept.texts == fetched.texts
     assert kept.mentions == fetched.mentions and kept.page_texts == fetched.page_texts
+
+
+def test_a_page_read_after_the_pages_that_link_into_it_is_split_once(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reference page reached through the guide only: it is read knowing the guide's links, split at
+    them at once, and comes out as the page split a second time does. No body is kept, so a second split would
+    fetch the page again: it is fetched once."""
+    monkeypatch.setattr(crawl_loop, "MAX_KEPT_BODY_BYTES", 0)
+    with recording_server() as server:
+        serve(server)
+        index = (SITE / "index.html").read_text(encoding="utf-8")
+        server.routes["/index.html"] = (200, HTML, index.replace('href="a.html"', 'href="b.html"'))  # via the guide
+        guide_first = crawl(server, tmp_path / "guide-first", concurrency=1)
+        assert requests_for(server, "/a.html") == [False]
+        server.routes["/index.html"] = (200, HTML, index)
+        server.requests.clear()
+        reference_first = crawl(server, tmp_path / "reference-first", concurrency=1)
+        assert requests_for(server, "/a.html") == [False, False]  # read before the guide: fetched again to be split
+    assert {a for a, s in sections(guide_first, server).items() if s.kind == "anchor"} == {"entry", "lookup"}
+    assert guide_first.map.pages[server.origin + "/a.html"] == reference_first.map.pages[server.origin + "/a.html"]
+    assert [t for t in guide_first.texts if t.url.endswith("/a.html")] == [
+        t for t in reference_first.texts if t.url.endswith("/a.html")]
+    assert [p for p in guide_first.page_texts if p.url.endswith("/a.html")] == [
+        p for p in reference_first.page_texts if p.url.endswith("/a.html")]
 
 
 def test_only_other_pages_links_to_anchors_that_are_not_headings_count() -> None:
