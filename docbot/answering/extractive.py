@@ -15,6 +15,11 @@ from docbot.answering.compress import Fact, facts_of
 from docbot.answering.generate import Passage
 
 MAX_WORDS = 250  # what reads well in a Slack message
+# Section names every page of a manual may have: "See also Examples [4]" says nothing of which page's, so such a
+# section is named with its parent ("See also npm-uninstall › Examples [4]")
+GENERIC_TITLES = frozenset(
+    "description synopsis examples example usage options notes see also overview introduction details summary "
+    "parameters returns configuration".split()) | {"see also"}
 
 
 def _words(text: str) -> int:
@@ -58,6 +63,14 @@ def render(facts: Sequence[Fact], title: str = "") -> list[str]:
     return parts
 
 
+def _named(passage: Passage) -> str:
+    """How a "see also" line names a section: its title, with its parent's when the title is a generic one."""
+    title = passage.title
+    if title.strip().lower() in GENERIC_TITLES and len(passage.path) >= 2 and passage.path[-2] != title:
+        return f"{passage.path[-2]} › {title}"
+    return title
+
+
 class ExtractiveGenerator:
     """Compose an answer from the sources' own sentences; every fact ends with its ``[n]``."""
 
@@ -71,9 +84,9 @@ class ExtractiveGenerator:
             return "The documentation sources found do not answer this question."
         kept = facts_of(question, passages)
         for _ in range(2):  # a source whose facts did not fit is named as "see also", which takes words too
-            see_also = {p.n: f"See also {p.title} [{p.n}]." for p in passages if all(f.n != p.n for f in kept)}
+            see_also = {p.n: f"See also {_named(p)} [{p.n}]." for p in passages if all(f.n != p.n for f in kept)}
             kept = fit(kept, self.max_words - sum(_words(s) for s in see_also.values()), {p.n: p.title for p in passages})
-        see_also = {p.n: f"See also {p.title} [{p.n}]." for p in passages if all(f.n != p.n for f in kept)}
+        see_also = {p.n: f"See also {_named(p)} [{p.n}]." for p in passages if all(f.n != p.n for f in kept)}
         if not kept:  # no source has any text: name them all
             return "\n\n".join(text.replace("See also", "See", 1) if i == 0 else text
                                for i, text in enumerate(see_also.values()))

@@ -29,6 +29,16 @@ def test_every_fact_carries_its_marker_and_a_source_without_facts_is_see_also() 
     assert question_sentences(text) == []  # the docs' own question is not quoted
 
 
+def test_a_see_also_line_names_a_generic_section_with_its_page() -> None:
+    # "See also Examples [2]" says nothing of which page's examples: a manual has one on every page
+    examples = Passage(2, "Examples", ("npm CLI manual", "npm-uninstall", "Examples"), "npm uninstall lodash")
+    see = Passage(3, "See Also", ("npm CLI manual", "npm-outdated", "See Also"), "npm update")
+    sessions = Passage(4, SESSIONS.title, SESSIONS.path, SESSIONS.text)
+    text = ExtractiveGenerator().generate("how do I limit the upload size?", [UPLOAD, examples, see, sessions])
+    assert "See also npm-uninstall › Examples [2]." in text and "See also npm-outdated › See Also [3]." in text
+    assert "See also Sessions [4]." in text  # a title of its own is named alone
+
+
 def test_a_source_without_facts_ranked_above_one_with_facts_keeps_its_place() -> None:
     first = Passage(1, "Sessions", ("Guide", "Sessions"), "Sessions use a signed cookie and a secret key.")
     third = Passage(3, "Uploading Files", UPLOAD.path, UPLOAD.text)
