@@ -41,6 +41,26 @@ def linked_elsewhere(mentions: Mapping[str, Sequence[RawMention]], canonical: Ca
     return {url: frozenset(ids) for url, ids in found.items()}
 
 
+class LinkedSoFar:
+    """The fragments of each page that the pages read so far link to: a page read after them is split at them at
+    once (its first split), so it is split a second time only if a page read later links elsewhere into it."""
+
+    def __init__(self) -> None:
+        self.fragments: dict[str, set[str]] = {}  # page URL as linked → its fragments, as written and decoded
+
+    def add(self, page: str, aliases: Iterable[str], mentions: Sequence[RawMention]) -> None:
+        """The links of ``page`` (known also as ``aliases``), its own left out."""
+        own = {page, *aliases}
+        for link, _, _ in mentions:
+            target, _, fragment = link.partition("#")
+            if fragment and target not in own:
+                self.fragments.setdefault(target, set()).update((fragment, unquote(fragment)))
+
+    def to(self, page: str, aliases: Iterable[str]) -> frozenset[str]:
+        """What the pages read so far link to on ``page`` (by any of its URLs)."""
+        return frozenset().union(*(self.fragments.get(u, ()) for u in (page, *aliases)))
+
+
 def split_at(linked: Iterable[str], sections: Sequence[Section | ExtractedSection]) -> tuple[str, ...]:
     """Of the anchors linked from elsewhere, those a split may start a section at (sorted): every one but the
     anchors of the page's headings and API entries, which do not depend on who links to them."""

@@ -15,9 +15,8 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from urllib.parse import unquote
 
-from crawlers.crawl.cross_links import to_split
+from crawlers.crawl.cross_links import LinkedSoFar, to_split
 from crawlers.crawl.frontier import Frontier
 from crawlers.crawl.issues import TRANSIENT, CrawlIssue, ErrorKind, Visit
 from crawlers.crawl.kept_pages import KeptPages, PreviousCrawl
@@ -106,7 +105,7 @@ class CrawlState:
         self.origins = site_origins(config.start_url, config.allow_origins)
         self.pacer = Pacer()
         self.bodies = KeptBodies()
-        self.linked_to: dict[str, set[str]] = {}  # page URL → the fragments of it that the pages read so far link to
+        self.linked_so_far = LinkedSoFar()
 
     # -- frontier -------------------------------------------------------
     def admit(self, url: str) -> None:
@@ -158,10 +157,8 @@ class CrawlState:
         aliases = requested - {canonical}
         if not self.kept.claim(canonical, aliases):
             return "ok"
-        # split at what the page was split at last time: unless other pages' links changed, once is enough. New, at
-        # what the pages read so far link to: the site's index and hubs come first, so most pages need no second split
-        elsewhere = frozenset(prev.linked) if prev is not None else frozenset().union(
-            *(self.linked_to.get(u, ()) for u in (canonical, *aliases)))
+        # split at what it was split at last time, or (new) at what the pages read so far link to (LinkedSoFar)
+        elsewhere = frozenset(prev.linked) if prev is not None else self.linked_so_far.to(canonical, aliases)
         try:
             ex = await self.parser.extract(result, elsewhere)
         except Exception:  # one broken page must not stop the crawl
@@ -184,11 +181,7 @@ class CrawlState:
         """Keep a parsed page (split at the anchors ``elsewhere`` links to); returns its in-scope links."""
         links = self.frontier.scoped(ex.links)
         self.kept.record(canonical, result, ex, aliases, links, elsewhere)
-        own = {canonical, *aliases}
-        for link, _, _ in ex.mentions:
-            page, _, fragment = link.partition("#")
-            if fragment and page not in own:
-                self.linked_to.setdefault(page, set()).update((fragment, unquote(fragment)))
+        self.linked_so_far.add(canonical, aliases, ex.mentions)
         return links
 
     # -- the second split -------------------------------------------------

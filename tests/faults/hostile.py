@@ -56,6 +56,7 @@ class Hostile:
     conditional: Counter[str] = field(default_factory=Counter)  # requests that carried If-None-Match
     url: str = ""
     released: threading.Event = field(default_factory=threading.Event)  # opens the gate of ``held``
+    hold_after: int | None = None  # past this many requests, every request waits for ``released`` too
 
     def odd(self, path: str) -> bool:
         digits = "".join(ch for ch in path if ch.isdigit())
@@ -84,7 +85,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         s.hits[path] += 1
         if self.headers.get("If-None-Match"):
             s.conditional[path] += 1
-        if s.mode == "held":
+        if s.mode == "held" or (s.hold_after is not None and sum(s.hits.values()) > s.hold_after):
             s.released.wait()
         html = {"Content-Type": "text/html; charset=utf-8"}
         if path == "robots.txt" or path.startswith("sitemap"):
