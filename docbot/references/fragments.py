@@ -153,6 +153,7 @@ class PageIndex:
     para_ctx: dict[str, list[int]]
     _api: dict[str, list[tuple[str, list[str]]]] | None = None  # dotted prefix (lower) -> [(anchor, last words)]
     _tails: dict[str, list[str]] | None = None  # last segment of a path-form anchor -> its anchors
+    _segments: frozenset[str] = frozenset()  # the other segments of those anchors, compacted (built with _tails)
     _words: dict[str, _QueryWord] = field(default_factory=dict)  # query word -> its matches, filled on first use
 
     @classmethod
@@ -230,11 +231,14 @@ class PageIndex:
                 if slash and tail and "?" not in anchor:
                     tails[tail].append(anchor)
             self._tails = dict(tails)
+            self._segments = frozenset(compact(s) for anchors in tails.values() for a in anchors
+                                       for s in a.split("/")[:-1])
         return self._tails
 
     def segments(self) -> frozenset[str]:
         """Every segment but the last of the page's path-form anchors (``tag``, ``operation``, the tags), compacted."""
-        return frozenset(compact(s) for anchors in self.tails().values() for a in anchors for s in a.split("/")[:-1])
+        self.tails()
+        return self._segments
 
 
 def other_form(index: PageIndex, fragment: str) -> Match | None:
