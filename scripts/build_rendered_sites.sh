@@ -6,7 +6,10 @@
 #                         with deep linking on (#/<tag>/<operationId>) and its operations collapsed (the default).
 #   build/sites/docsify/  docsify 4 (its standalone lib/docsify.min.js) over npm's own CLI manual (82 Markdown
 #                         pages: commands, configuring-npm, using-npm), as Debian's `npm` package ships it in
-#                         /usr/share/doc/npm (installed with npm itself, so nothing more is downloaded for it).
+#                         /usr/share/doc/npm (installed with npm itself, so nothing more is downloaded for it). Where
+#                         npm came with another nodejs (NodeSource's provides npm and conflicts with Debian's), the
+#                         manual is taken from Debian's npm .deb, downloaded and unpacked into build/, not installed:
+#                         the same manual everywhere, so the questions' gold sections hold.
 # Nothing is downloaded again once built with the same versions (build/sites/<site>/.versions).
 # Needs npm (Debian's `npm`, which scripts/install.sh installs). Usage: scripts/build_rendered_sites.sh
 set -euo pipefail
@@ -89,13 +92,36 @@ build_swagger() {
   echo "==> built $OUT ($(du -sh "$OUT" | cut -f1))"
 }
 
+# npm's CLI manual as Debian's npm package ships it: installed, or unpacked from its .deb into build/npm-manual/ when
+# that package cannot be installed beside this machine's nodejs. Prints "<directory> <version>".
+npm_manual() {
+  if [[ -d /usr/share/doc/npm/commands ]]; then
+    echo "/usr/share/doc/npm $(dpkg-query -W -f='${Version}' npm 2>/dev/null || echo unknown)"
+    return 0
+  fi
+  local unpacked=build/npm-manual
+  if [[ ! -d $unpacked/usr/share/doc/npm/commands ]]; then
+    echo "==> /usr/share/doc/npm is missing (npm came with $(dpkg-query -S "$(command -v npm)" 2>/dev/null | cut -d: -f1 || echo another package)): unpacking Debian's npm .deb into $unpacked" >&2
+    if ! (cd "$work" && apt-get download npm >/dev/null 2>&1); then  # the package lists may not be there yet
+      local sudo=""; [[ $(id -u) -eq 0 ]] || sudo="sudo"
+      $sudo apt-get update -qq >/dev/null 2>&1 || true
+      (cd "$work" && apt-get download npm >/dev/null) || { echo "npm's manual is missing and Debian's npm .deb could not be downloaded: apt-get install npm, or check apt's sources" >&2; return 1; }
+    fi
+    rm -rf "$unpacked" && mkdir -p "$unpacked"
+    dpkg-deb -x "$work"/npm_*.deb "$unpacked"
+    dpkg-deb -f "$work"/npm_*.deb Version > "$unpacked/.version"
+  fi
+  echo "$unpacked/usr/share/doc/npm $(cat "$unpacked/.version")"
+}
+
 build_docsify() {
   local DOCSIFY=docsify@4.13.1  # the last 4.x: lib/docsify.min.js is its standalone bundle (5's lib/ is a legacy copy)
-  local MANUAL=/usr/share/doc/npm  # npm's CLI manual, Markdown with front matter, from Debian's npm package
   local OUT=build/sites/docsify
-  local WANT="$DOCSIFY npm=$(dpkg-query -W -f='${Version}' npm 2>/dev/null || echo unknown)"
+  local found MANUAL
+  found=$(npm_manual) || return 1
+  MANUAL=${found% *}  # npm's CLI manual, Markdown with front matter, from Debian's npm package
+  local WANT="$DOCSIFY npm=${found##* }"
   up_to_date "$OUT" "$WANT" && return 0
-  [[ -d $MANUAL/commands ]] || { echo "$MANUAL/commands is missing: apt-get install npm" >&2; return 1; }
   echo "==> building $OUT from $DOCSIFY and $MANUAL"
   (cd "$work" && npm pack --silent "$DOCSIFY" >/dev/null)
   mkdir -p "$work/docsify"
