@@ -3,7 +3,8 @@
 Pure. :func:`units` cuts a section into units in document order (a definition list's terms open their
 description's first sentence; a JSON or YAML sample is a code block, :mod:`docbot.answering.samples`);
 :func:`answerable` says which prose can never be a fact (a question, a heading echo, navigation, a bare signature,
-a label, a version note, a data sample); :func:`lead` is a section's opening, the fact of last resort.
+a label, a version note, a URL the answer would lose, a data sample); :func:`lead` is a section's
+opening, the fact of last resort.
 :mod:`docbot.answering.compress` scores and picks among them.
 """
 
@@ -24,11 +25,15 @@ MAX_TERMS = 3  # "-u", "--include-untracked", "--no-include-untracked"; more in 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_DANGLING = re.compile(r"\s+[–—-]$")  # "- options –": a field list's name whose description is the next paragraph
 _SIGNATURE = re.compile(r"^[\w.\[\]]+\s*\(.*\)\s*(->.*)?$")
 _NAVIGATION = re.compile(
     r"^(next|previous|prev|back|up|home|contents|table of contents|index|navigation|quick search|"
     r"show source|edit on github|this page|related topics|go to|skip to|jump to|on this page)\b", re.I)
 _NAV_MARKS = re.compile(r"[«»←→↑]|\s\|\s")
+# A URL in prose is removed from the answer by the ReferenceValidator unless it is a page of an indexed site, which
+# documentation spells as a link, not as text: "…, like https://example.com/myapp/." would reach the user as "…, like ."
+_PROSE_URL = re.compile(r"\b(?:https?|ftp)://|\bwww\.\w", re.I)
 _VERSION_NOTE = re.compile(r"^(new|changed|added|deprecated|removed)( in| since)? (version|release) [\w.]+\.?$", re.I)
 
 
@@ -52,6 +57,15 @@ def _term(block: str) -> bool:
     return 0 < len(flat) <= TERM_CHARS and len(flat.split()) <= TERM_WORDS and not flat.endswith((".", "!", "?", ":", ";", ","))
 
 
+def _named_item(line: str) -> str | None:
+    """The name a list item gives when it is only a name and a dangling dash ("- options –"): what the next paragraph
+    describes."""
+    if not (_ITEM.match(line) and _DANGLING.search(line)):
+        return None
+    named = _DANGLING.sub("", _ITEM.sub("", line).strip())
+    return named if named and len(named) <= TERM_CHARS and len(named.split()) <= TERM_WORDS else None
+
+
 def units(text: str) -> list[tuple[str, bool, bool]]:
     """(text, is_code, is_list_item) in document order. The terms a description follows (a definition list's
     "-u" and "--include-untracked") open its first sentence ("-u, --include-untracked: When used with…"): cut
@@ -68,10 +82,14 @@ def units(text: str) -> list[tuple[str, bool, bool]]:
             spill()
             out.append((block, True, False))
             continue
-        lines = block.splitlines()
+        lines = [line for line in block.splitlines() if line.strip()]
         if any(_ITEM.match(line) for line in lines):
             spill()
-            out.extend((_ITEM.sub("", line).strip(), False, bool(_ITEM.match(line))) for line in lines if line.strip())
+            named = _named_item(lines[-1])  # Sphinx's "- load –", its description the next paragraph
+            out.extend((_ITEM.sub("", line).strip(), False, bool(_ITEM.match(line)))
+                       for line in (lines[:-1] if named else lines))
+            if named:
+                terms.append(named)
             continue
         flat = " ".join(block.split())
         introduced = bool(out) and not out[-1][1] and out[-1][0].endswith(":")  # what a colon introduces is no term
@@ -93,7 +111,8 @@ def norm(text: str) -> str:
 
 
 def answerable(text: str, source: Source, question: str = "") -> bool:
-    """False for a question, a heading echo, navigation, a bare signature or label, a data sample: never a fact."""
+    """False for a question, a heading echo, navigation, a bare signature or label, a URL, a data sample:
+    never a fact."""
     words = text.split()
     if not words or not any(c.isalpha() for c in text):
         return False
@@ -106,6 +125,8 @@ def answerable(text: str, source: Source, question: str = "") -> bool:
     if _SIGNATURE.match(text) and not text.endswith("."):
         return False
     if _VERSION_NOTE.match(text) and "version" not in question.lower():
+        return False
+    if _PROSE_URL.search(text):
         return False
     if is_sample(text):  # a sample inside a paragraph of prose ("Example response: {"Id": …}")
         return False

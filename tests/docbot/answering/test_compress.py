@@ -56,8 +56,10 @@ def test_a_question_the_asker_quotes_may_be_a_fact() -> None:
 
 
 @pytest.mark.parametrize("text", ["Improving Uploads", "Next topic", "« Previous | Next »", "Parameters:",
-                                  "route(rule, **options)", "New in version 0.6."])
-def test_headings_navigation_signatures_labels_and_version_notes_are_never_facts(text: str) -> None:
+                                  "route(rule, **options)", "New in version 0.6.",
+                                  "In simple setups, this is /, but it might also be something else, like "
+                                  "https://example.com/myapp/."])
+def test_headings_navigation_signatures_labels_version_notes_and_prose_urls_are_never_facts(text: str) -> None:
     assert not answerable(text, UPLOADS, "How can I limit the size of uploaded files?")
 
 
@@ -192,6 +194,19 @@ def test_an_option_s_description_says_which_option_it_describes() -> None:
     assert not any(text == "--keep-base" for text in texts)
     facts = compress("How do I pick the commit my branch is replayed onto?", [REBASE["OPTIONS"]])
     assert any(f.text.startswith("--onto <newbase>: ") for f in facts)
+
+
+def test_a_parameter_whose_description_is_its_own_paragraph_is_named_in_it() -> None:
+    # Sphinx's field list: <li><p><strong>options</strong> – </p><p>optional sequence …</p></li> (SQLAlchemy's
+    # Session.merge()); cut off from "options", the description does not say what it describes.
+    text = ("Parameters\n\n- instance – Instance to be merged.\n- load –\n\nBoolean, when False, merge() skips "
+            "history events.\n\n- options –\n\noptional sequence of loader options applied when the merge loads.")
+    assert [t for t, _, _ in units(text)] == [
+        "Parameters", "instance – Instance to be merged.", "load: Boolean, when False, merge() skips history events.",
+        "options: optional sequence of loader options applied when the merge loads."]
+    # an item that ends in a dash but says more than a name stays an item of its own
+    assert units("- a long description that ends with a dash –\n\nNext.")[0] == (
+        "a long description that ends with a dash –", False, True)
 
 
 def test_terms_before_code_and_signatures_stay_as_they_are() -> None:
