@@ -21,6 +21,7 @@ MAX_CODE_LINES = 12
 LEAD_WORDS = 60  # the fallback fact: this much of a section's lead
 TERM_WORDS = 4  # a paragraph this short, without a sentence's end, names what the next paragraph describes
 TERM_CHARS = 60
+INTRO_WORDS = 5  # a shorter line without punctuation before code is a label or a term ("Example"), not a sentence
 MAX_TERMS = 3  # "-u", "--include-untracked", "--no-include-untracked"; more in a row are a table's cells
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -66,10 +67,17 @@ def _named_item(line: str) -> str | None:
     return named if named and len(named) <= TERM_CHARS and len(named.split()) <= TERM_WORDS else None
 
 
+def _runs_into_code(text: str, code: bool, item: bool) -> bool:
+    """Whether a sentence right before a code block ends without its punctuation, in a word ("…, you can return the
+    working tree to the last committed state with"): the code finishes it, so it introduces the code as a colon does."""
+    return not code and not item and len(text.split()) >= INTRO_WORDS and text[-1:].isalnum()
+
+
 def units(text: str) -> list[tuple[str, bool, bool]]:
     """(text, is_code, is_list_item) in document order. The terms a description follows (a definition list's
     "-u" and "--include-untracked") open its first sentence ("-u, --include-untracked: When used with…"): cut
-    off from them, the description does not say what it describes."""
+    off from them, the description does not say what it describes. A sentence the code after it finishes ends in
+    ':', as an introduction does, so that it is given with its code or not at all."""
     out: list[tuple[str, bool, bool]] = []
     terms: list[str] = []
 
@@ -79,6 +87,8 @@ def units(text: str) -> list[tuple[str, bool, bool]]:
 
     for block in fence_samples(split_blocks(text)):  # a JSON or YAML sample is code, wherever the page put it
         if _FENCE.match(block):
+            if not terms and out and _runs_into_code(*out[-1]):  # "… to the last committed state with" + the command
+                out[-1] = (out[-1][0] + ":", False, False)
             spill()
             out.append((block, True, False))
             continue

@@ -167,6 +167,21 @@ def test_a_sentence_that_introduces_code_never_ends_a_fact_without_it() -> None:
             assert not first_paragraph.rstrip().endswith(":") or fact.code, fact.text
 
 
+def test_a_sentence_the_code_after_it_finishes_comes_with_its_code() -> None:
+    # git's user manual: "…to the last committed state with" and then the command, no colon between them
+    fixing = Passage(1, "Fixing mistakes", ("Git User Manual", "Fixing mistakes"), (
+        "If you have messed up the working tree, but have not yet committed your mistake, you can return the entire "
+        "working tree to the last committed state with\n\n```\n$ git restore --staged --worktree :/\n```\n\n"
+        "If you make a commit that you later wish you had not, there are two ways to fix the problem."))
+    assert units(fixing.text)[0][0].endswith("last committed state with:")
+    facts = compress("How do I throw away the changes in my working tree?", [fixing])
+    said = "\n".join(f.text for f in facts)
+    assert "committed state with:" in said and "git restore --staged --worktree" in said
+    # a label before code, and a sentence that ends as a sentence does, stay as they are
+    assert units("Example\n\n```\nx = 1\n```")[0] == ("Example", False, False)
+    assert units("Run it like this.\n\n```\nx\n```")[0] == ("Run it like this.", False, False)
+
+
 def test_with_no_room_for_more_code_an_introduction_to_code_is_not_a_fact() -> None:
     code = "\n\n```\nx = 1\n```\n\n"
     text = (f"First, turn the feature on like this:{code}Second, configure the timeout like this:{code}"
