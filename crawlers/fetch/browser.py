@@ -6,8 +6,10 @@ not a sleep: the document loaded, the generator's content present (a CSS selecto
 and the DOM unchanged for :data:`QUIET_S`; it gives up after ``timeout`` seconds. An app that renders its entries
 collapsed (Swagger UI) has them expanded once it has settled: every control matching ``expand`` clicked in one task of
 the page (in batches, each click re-rendered all that was open: 105 operations took 3-4 times as long), again for
-those that reveals, up to :data:`MAX_EXPAND` clicks and :data:`EXPAND_TIMEOUT` seconds; the page is read when it has
-settled again. A browser that dies is started again (once per page). Selenium is synchronous: its calls run in a thread, one at a time (a WebDriver session takes one
+those that reveals, up to :data:`MAX_EXPAND` clicks and :data:`EXPAND_TIMEOUT` seconds; when the app renders a long list
+only in part (virtualized), the list is then scrolled through, each item expanded and read while mounted
+(:mod:`crawlers.fetch.virtual`, in a viewport :data:`READ_VIEW_PX` tall), in :data:`EXPAND_TIMEOUT` seconds more at
+most; the page is read when it has settled again. A browser that dies is started again (once per page). Selenium is synchronous: its calls run in a thread, one at a time (a WebDriver session takes one
 command at a time); the tabs load and run their scripts side by side in between.
 """
 
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from crawlers.errors import BrowserUnavailable
+from crawlers.fetch.virtual import VirtualList, read_virtual
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +37,7 @@ BARE_TEXT = 120  # characters of text below which an unknown app's page counts a
 POLL_S = 0.1
 EXPAND_TIMEOUT = 180.0  # seconds of expanding one page (Swagger UI, 105 operations: 19-28 s on a busy 2-core machine)
 MAX_EXPAND = 5000  # controls clicked on one page
+READ_VIEW_PX = 4000  # the viewport's height while a virtualized list is read: the more it mounts, the fewer steps
 HEAP_MB = 512  # V8 heap cap per renderer process
 CHROMIUM_ARGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-extensions", "--mute-audio",
@@ -58,6 +62,7 @@ if (found.length) setTimeout(() => found.forEach(e => e.click()), 0);
 return found.length;
 """
 _COLLAPSED_JS = "return document.querySelectorAll(arguments[0]).length;"  # run once the clicks' task has ended
+_PRESENT_JS = "return document.querySelector(arguments[0]) !== null;"
 _HTML_JS = "return '<!DOCTYPE html>' + document.documentElement.outerHTML;"
 T = TypeVar("T")
 
@@ -69,6 +74,7 @@ class Rendered:
     html: str | None
     error: str | None = None
     seconds: float = 0.0
+    items: tuple[str, ...] = ()  # a virtualized list's items, read while mounted, in order (crawlers.fetch.virtual)
 
 
 class _TabFailed(Exception):
@@ -116,22 +122,25 @@ class Browser:
         except ImportError:
             raise BrowserUnavailable("Rendering needs selenium: pip install 'docbot[browser]'") from None
 
-    async def render(self, url: str, ready: str | None, expand: str | None = None) -> Rendered:
+    async def render(self, url: str, ready: str | None, expand: str | None = None,
+                     virtual: VirtualList | None = None) -> Rendered:
         """The settled DOM of ``url`` (``ready``: a CSS selector its content matches once rendered, or None), with
-        every control matching ``expand`` (a CSS selector) clicked once it has rendered."""
+        every control matching ``expand`` (a CSS selector) clicked once it has rendered, and the items of its
+        ``virtual`` list, when it renders one, read by scrolling it (:mod:`crawlers.fetch.virtual`)."""
         async with self._tabs:
             self._open_tabs += 1
             self.peak_tabs = max(self.peak_tabs, self._open_tabs)
             try:
-                return await self._render_once_or_twice(url, ready, expand)
+                return await self._render_once_or_twice(url, ready, expand, virtual)
             finally:
                 self._open_tabs -= 1
 
-    async def _render_once_or_twice(self, url: str, ready: str | None, expand: str | None) -> Rendered:
+    async def _render_once_or_twice(self, url: str, ready: str | None, expand: str | None,
+                                    virtual: VirtualList | None) -> Rendered:
         started = time.monotonic()
         for attempt in (1, 2):
             try:
-                return await self._render(url, ready, started, expand)
+                return await self._render(url, ready, started, expand, virtual)
             except BrowserUnavailable:
                 raise
             except _TabFailed as failed:
@@ -146,7 +155,8 @@ class Browser:
     async def close(self) -> None:
         await self._call(self._quit)
 
-    async def _render(self, url: str, ready: str | None, started: float, expand: str | None = None) -> Rendered:
+    async def _render(self, url: str, ready: str | None, started: float, expand: str | None = None,
+                      virtual: VirtualList | None = None) -> Rendered:
         browser = self.starts + (self._driver is None)  # the number of the browser this page is opened in
         try:
             handle = await self._call(self._open, url)
@@ -157,6 +167,7 @@ class Browser:
         try:
             last: tuple[int, int] | None = None
             since = time.monotonic()
+            items: tuple[str, ...] = ()
             deadline = started + self.timeout
             while True:
                 state, count, chars, present = await self._call(self._in_tab, handle, _STATE_JS, ready, BARE_TEXT)
@@ -167,12 +178,13 @@ class Browser:
                 elif state == "complete" and quiet is not None and now - since >= quiet:
                     if expand is not None and present:
                         await self._expand(url, handle, expand)
+                        items = await self._read_virtual(url, handle, expand, virtual)
                         expand, last, since = None, None, time.monotonic()
                         deadline = since + self.timeout  # as long again to settle once expanded
                         continue
                     html = await self._call(self._in_tab, handle, _HTML_JS)
                     self.pages += 1
-                    return Rendered(str(html), None, now - started)
+                    return Rendered(str(html), None, now - started, items)
                 if now > deadline:
                     why = "its content never appeared" if not present else "it never settled"
                     log.warning("%s did not render within %.0f s (%s)", url, self.timeout, why)
@@ -199,6 +211,18 @@ class Browser:
                         time.monotonic() - started)
         log.info("%s: expanded %d in %.1f s", url, clicked, time.monotonic() - started)
         return clicked
+
+    async def _read_virtual(self, url: str, handle: str, expand: str, virtual: VirtualList | None) -> tuple[str, ...]:
+        """The items of the page's virtualized list, when it renders one, each expanded while mounted."""
+        if virtual is None or not await self._call(self._in_tab, handle, _PRESENT_JS, virtual.root):
+            return ()
+
+        await self._call(self._view_height, handle, READ_VIEW_PX)
+
+        async def step(script: str, *args: Any) -> Any:
+            return await self._call(self._in_tab_async, handle, script, *args)
+
+        return (await read_virtual(step, url, virtual, expand, EXPAND_TIMEOUT)).items
 
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
         async with self._lock:
@@ -241,6 +265,17 @@ class Browser:
     def _in_tab(self, handle: str, script: str, *args: Any) -> Any:
         self._driver.switch_to.window(handle)
         return self._driver.execute_script(script, *args)
+
+    def _in_tab_async(self, handle: str, script: str, *args: Any) -> Any:
+        self._driver.switch_to.window(handle)
+        return self._driver.execute_async_script(script, *args)
+
+    def _view_height(self, handle: str, pixels: int) -> None:
+        """The tab's viewport made ``pixels`` tall (its width kept): a virtualized list mounts what fits in it."""
+        self._driver.switch_to.window(handle)
+        width = int(self._driver.execute_script("return window.innerWidth"))
+        self._driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                     {"width": width, "height": pixels, "deviceScaleFactor": 1, "mobile": False})
 
     def _in_busy_tab(self, handle: str, script: str, *args: Any) -> Any:
         """A script in a tab that may be busy for long (expanding): it waits up to EXPAND_TIMEOUT, not the page's."""

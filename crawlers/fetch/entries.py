@@ -10,22 +10,24 @@ The browser expands every entry (:attr:`Entries.expand`, clicked in :mod:`crawle
 :func:`compose_entries` then writes the rendered DOM as one document whose ids are those routes: an intro, then each
 group under a heading whose id is its route, each entry under a heading whose id is its route, its title the entry's
 summary and its signature (method and path) the first line of its text. Every other id is left out, since no link
-lands on it, and the headings inside an entry (Parameters, Responses, its description's own) are put below it. The
-extractor then reads that document as any other page: its anchors, sections and links are the routes themselves.
+lands on it, and the headings inside an entry (Parameters, Responses, its description's own) are put below it. A group
+is its heading and the entries after it, so the nested list of a short API and the flat virtualized list of a long
+one (its items read while mounted, :mod:`crawlers.fetch.virtual`) compose alike. A route the app cannot follow
+(Swagger UI splits a route at every "/": GitHub's operationId "repos/get") is no id: its entry is a section inside its
+group's. The extractor then reads that document as any other page: its anchors, sections and links are the routes.
 """
 
 from __future__ import annotations
 
-import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote
 
 from lxml import etree, html
 
+from crawlers.fetch.virtual import VirtualList
 from crawlers.parse.html import HEADINGS, parse_html, text_of
-
-log = logging.getLogger(__name__)
 
 GROUP_LEVEL = 2  # a group (a tag) is an h2 of the composed document, an entry an h3, a heading inside either an h4
 
@@ -41,16 +43,19 @@ class Entries:
 
     expand: str  # CSS selector of a control that expands something collapsed: the browser clicks each, once
     intro: str  # XPath of what comes before the groups (the API's title and description)
-    group: str  # XPath of a group: its heading, its entries
-    heading: str  # XPath, inside a group, of its heading
-    entry: str  # XPath, inside a group, of an entry
+    heading: str  # XPath of a group's heading: the entries after it, up to the next, are its own
+    entry: str  # XPath of an entry
     summary: str  # XPath, inside an entry, of the row that names it (the collapsed part)
     title: str  # XPath (a string), inside an entry, of its title
     signature: str  # XPath (a string), inside an entry, of what it is (its method and path)
     body: str  # XPath, inside an entry, of what expanding it shows
     route: str = ".//a[starts-with(@href, '#/')]"  # XPath, inside a heading or a summary, of its link to its route
     controls: frozenset[str] = frozenset({"button", "select", "input", "textarea", "svg"})  # the app's, not content
-    partial: str | None = None  # XPath of a sign that the app rendered only some of its entries (a virtualized list)
+    virtual: VirtualList | None = None  # the list it renders only in part when long, read by scrolling (.virtual)
+    # the routes the app lands on, of a group and of an entry (matched whole; None: any): a route of another form is
+    # no anchor, its entry a section inside its group's
+    group_lands: re.Pattern[str] | None = None
+    entry_lands: re.Pattern[str] | None = None
 
 
 def route_link(element: etree._Element, entries: Entries) -> tuple[str, str] | None:
@@ -62,8 +67,10 @@ def route_link(element: etree._Element, entries: Entries) -> tuple[str, str] | N
     return unquote(str(found[0].get("href"))[1:]), " ".join(text_of(found[0]).split())
 
 
-def compose_entries(rendered: str, entries: Entries) -> str:
-    """The rendered page as one document whose ids are the routes of its groups and entries (see the module)."""
+def compose_entries(rendered: str, entries: Entries, items: Sequence[str] = ()) -> str:
+    """The rendered page as one document whose ids are the routes of its groups and entries (see the module);
+    ``items``: every item of its virtualized list, read while mounted, in order (:mod:`crawlers.fetch.virtual`),
+    which stand for the few the page holds."""
     tree = parse_html(rendered, "utf-8")
     doc = html.fromstring("<!DOCTYPE html><html><head><meta charset='utf-8'><title></title></head>"
                           "<body><main></main></body></html>")
@@ -73,23 +80,43 @@ def compose_entries(rendered: str, entries: Entries) -> str:
     main = doc.find("body/main")
     for intro in tree.xpath(entries.intro)[:1]:
         main.append(_below(_no_ids(intro), GROUP_LEVEL + 1))
-    for group in tree.xpath(entries.group):
-        headings = group.xpath(entries.heading)
-        link = route_link(headings[0], entries) if headings else None
-        if link is None:
-            continue
-        section = etree.SubElement(main, "section")
-        head = etree.SubElement(section, f"h{GROUP_LEVEL}", id=link[0])
-        head.text = link[1] or link[0]
-        for part in headings[0]:  # its description (a tag's own words), not its link or its buttons
-            if part.tag != "a" and part.tag not in entries.controls and text_of(part).strip():
-                section.append(_below(_no_ids(part), GROUP_LEVEL + 2))
-        for entry in group.xpath(entries.entry):
-            _compose_entry(section, entry, entries)
-    if entries.partial is not None and tree.xpath(entries.partial):
-        log.warning("%s renders only the entries in view (a virtualized list): %d routes are read, the others are "
-                    "not in the map", doc.find("head/title").text or "the page", len(main.xpath(".//*[@id]")))
+    listed = _listed(items) if items else tree
+    headings = set(listed.xpath(entries.heading))
+    section: etree._Element | None = None
+    for found in listed.xpath(f"{entries.heading} | {entries.entry}"):  # in document order
+        if found in headings:
+            section = _compose_group(main, found, entries)
+        elif section is not None:
+            _compose_entry(section, found, entries)
     return _html(doc)
+
+
+def _listed(items: Sequence[str]) -> etree._Element:
+    """The items of a virtualized list, in order, as the children of one element."""
+    holder = html.fromstring("<div></div>")
+    for item in items:
+        holder.append(html.fragment_fromstring(item))
+    return holder
+
+
+def _compose_group(main: etree._Element, heading: etree._Element, entries: Entries) -> etree._Element | None:
+    """A group's section (its heading's id its route, when the app lands there), or None when it has no route."""
+    link = route_link(heading, entries)
+    if link is None:
+        return None
+    section = etree.SubElement(main, "section")
+    head = etree.SubElement(section, f"h{GROUP_LEVEL}")
+    if _lands(link[0], entries.group_lands):
+        head.set("id", link[0])
+    head.text = link[1] or link[0]
+    for part in heading:  # its description (a tag's own words), not its link or its buttons
+        if part.tag != "a" and part.tag not in entries.controls and text_of(part).strip():
+            section.append(_below(_no_ids(part), GROUP_LEVEL + 2))
+    return section
+
+
+def _lands(route: str, lands: re.Pattern[str] | None) -> bool:
+    return lands is None or lands.fullmatch(route) is not None
 
 
 def _compose_entry(section: etree._Element, entry: etree._Element, entries: Entries) -> None:
@@ -99,7 +126,9 @@ def _compose_entry(section: etree._Element, entry: etree._Element, entries: Entr
         return
     signature = " ".join(str(entry.xpath(entries.signature)).split())
     title = " ".join(str(entry.xpath(entries.title)).split()) or signature
-    head = etree.SubElement(section, f"h{GROUP_LEVEL + 1}", id=link[0])
+    head = etree.SubElement(section, f"h{GROUP_LEVEL + 1}")
+    if _lands(link[0], entries.entry_lands):
+        head.set("id", link[0])
     head.text = title
     if signature:
         line = etree.SubElement(etree.SubElement(section, "p"), "code")

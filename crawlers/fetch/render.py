@@ -87,7 +87,8 @@ class RenderingFetcher:
         log.info("rendering %s: %s", result.final_url, shell.reason)
         entries = shell.root.entries if shell.root is not None else None
         try:
-            rendered = await browser.render(result.final_url, shell.ready, entries.expand if entries else None)
+            rendered = await browser.render(result.final_url, shell.ready, entries.expand if entries else None,
+                                            entries.virtual if entries else None)
         except BrowserUnavailable as exc:
             if self.mode == "always":
                 raise
@@ -100,7 +101,8 @@ class RenderingFetcher:
         if routes is not None:
             page = await self._routes(browser, result.final_url, rendered.html, shell)
         elif entries is not None:
-            page = await asyncio.to_thread(compose_entries, rendered.html, entries)  # a second of lxml on 100 entries
+            # a second of lxml on 100 entries
+            page = await asyncio.to_thread(compose_entries, rendered.html, entries, rendered.items)
         else:
             lands = shell.root.lands if shell.root is not None else None
             page = rendered.html if lands is None else await asyncio.to_thread(landing_ids_only, rendered.html, lands)

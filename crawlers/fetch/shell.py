@@ -20,6 +20,7 @@ from lxml import etree
 
 from crawlers.fetch.entries import Entries, has_class
 from crawlers.fetch.routes import Routes
+from crawlers.fetch.virtual import VirtualList
 from crawlers.model import SourceType
 from crawlers.parse.html import parse_html
 
@@ -65,15 +66,15 @@ APP_ROOTS: tuple[AppRoot, ...] = (
             "#/<tag>/<operationId> and #/<tag> (deepLinking: true): routes, not element ids",
             SourceType.API_REFERENCE,
             entries=Entries(
-                # a collapsed tag (docExpansion "none") and a collapsed operation (the default, "list"). A deprecated
+                # a collapsed tag (docExpansion "none"; in a virtualized list a tag is its h3 alone, data-is-open
+                # saying whether it is open) and a collapsed operation (the default, "list"). A deprecated
                 # operation never has the class is-open (it is "opblock opblock-deprecated" open or not): its control's
                 # aria-expanded says it is open, or it would be clicked shut again on every round
-                ".opblock-tag-section:not(.is-open) > .opblock-tag, "
+                ".opblock-tag-section:not(.is-open) > .opblock-tag, .opblock-tag[data-is-open='false'], "
                 ".opblock:not(.is-open) > .opblock-summary > .opblock-summary-control:not([aria-expanded='true'])",
                 intro=f"//*[{has_class('information-container')}]",
-                group=f"//*[{has_class('opblock-tag-section')}]",
-                heading=f"*[{has_class('opblock-tag')}]",
-                entry=f".//*[{has_class('opblock')}][not(ancestor::*[{has_class('opblock')}])]",  # not a callback's
+                heading=f"//*[{has_class('opblock-tag')}]",
+                entry=f"//*[{has_class('opblock')}][not(ancestor::*[{has_class('opblock')}])]",  # not a callback's
                 summary=f"*[{has_class('opblock-summary')}]",
                 title=f"string(.//*[{has_class('opblock-summary-description')}])",
                 signature=f"concat(string(.//*[{has_class('opblock-summary-method')}]), ' ',"
@@ -81,8 +82,14 @@ APP_ROOTS: tuple[AppRoot, ...] = (
                           f" {has_class('opblock-summary-path__deprecated')}]/@data-path))",
                 body=f".//*[{has_class('opblock-body')}]",
                 # swagger-ui-dist 5.35 renders a list of 150 tags and operations or more virtualized: only those in
-                # view are in the DOM (of GitHub's 1,223 operations, 4 and no tag section), so none is read; said
-                partial=f"//*[{has_class('operations-virtual')}]")),
+                # view (and three around) are in the DOM, numbered by data-index (of GitHub's 1,223 operations, 4)
+                # an operation opened renders its body empty (.execute-wrapper alone) until Swagger UI has resolved
+                # its part of the description, some 0.1-0.4 s later: then it has its responses
+                virtual=VirtualList(".operations-virtual", ".operations-virtual__item",
+                                    pending=".opblock-body:not(:has(.responses-wrapper))"),
+                # it splits a route at every "/" and reads a tag and an operationId: a tag or operationId with a "/"
+                # (GitHub's "repos/get") lands nowhere, the hash cut to two parts and the page left at its top
+                group_lands=re.compile(r"/[^/]+"), entry_lands=re.compile(r"/[^/]+/[^/]+"))),
     # docsify renders each page (#/<page>, its Markdown fetched) into article.markdown-section and gives a heading
     # the id of its slug, but a browser lands on it by the route #/<page>?id=<slug>, which docsify scrolls to once
     # the page has rendered: the map records that route form (the heading's own link in the DOM says the same).

@@ -28,6 +28,16 @@ const el = document.getElementById(arguments[0]);
 if (!el) return null;
 return [el.getBoundingClientRect().top, window.innerHeight, Math.round(window.scrollY)];
 """
+# where the Swagger UI operation or tag that route arguments[0] names is (found by its own link, decoded): its top, the
+# viewport's height, whether it is open, the page's scroll (None: not in the DOM)
+WHERE_ROUTE_JS = """
+const link = Array.from(document.querySelectorAll('a[href^="#/"]'))
+  .find(a => decodeURIComponent(a.getAttribute('href').slice(1)) === arguments[0]);
+const el = link && (link.closest('.opblock') || link.closest('.opblock-tag'));
+if (!el) return null;
+return [el.getBoundingClientRect().top, window.innerHeight, el.classList.contains('is-open')
+        || el.getAttribute('data-is-open') === 'true', Math.round(window.scrollY)];
+"""
 
 
 def settled(driver: Any, url: str, until: Any, max_wait: float = 30.0) -> Any:

@@ -72,3 +72,37 @@ def test_every_tag_and_operation_is_a_section_anchored_at_its_route() -> None:
     assert "Try it out" not in whole and "Return all containers." in whole
     # the intro's headings stay outside the tags
     assert next(s.path for s in ex.sections if s.title == "Errors") == ("Docker Engine API", "Errors")
+
+
+def virtual_item(index: int, inner: str) -> str:
+    return f'<div data-index="{index}" class="operations-virtual__item"><span>{inner}</span></div>'
+
+
+def test_a_virtualized_list_read_item_by_item_is_composed_in_order() -> None:
+    """Swagger UI's virtualized list is flat (a tag's heading, then its operations, each an item) and the page holds
+    only the items mounted last: the items read while mounted stand for them, in order. An operationId with a "/"
+    makes a route Swagger UI cannot follow: that operation is a section inside its tag's, with no anchor."""
+    assert SWAGGER.entries is not None
+    tag = ('<h3 class="opblock-tag" id="operations-tag-{t}" data-tag="{t}" data-is-open="true">'
+           '<a class="nostyle" href="#/{t}"><span>{t}</span></a><small><div class="renderedMarkdown"><p>{d}</p></div>'
+           '</small><button aria-expanded="true" class="expand-operation"></button></h3>')
+
+    def op(t: str, name: str, path: str, summary: str) -> str:
+        return OPERATION.format(tag_id=t, tag_href=t, op=name, path=path, summary=summary, text=f"{summary}, whole.")
+
+    items = [tag.format(t="Tasks", d="Work to do."), op("Tasks", "getTask", "/tasks/{id}", "Get a task"),
+             op("Tasks", "createTask", "/tasks", "Create a task"), tag.format(t="repos", d="Repositories."),
+             op("repos", "repos/get", "/repos/{owner}/{repo}", "Get a repository")]
+    mounted = "".join(virtual_item(i + 3, item) for i, item in enumerate(items[3:]))  # what the page still holds
+    rendered = PAGE.split('<div class="opblock-tag-section')[0] + (
+        f'<div class="operations-virtual"><div class="operations-virtual__list">{mounted}</div></div></div></body></html>')
+    composed = compose_entries(rendered, SWAGGER.entries, [virtual_item(i, item) for i, item in enumerate(items)])
+    ex = extract(composed, "http://docs.test/index.html")
+    assert sorted(ex.anchors) == ["/Tasks", "/Tasks/createTask", "/Tasks/getTask", "/repos"]
+    by = {s.title: s for s in ex.sections}
+    assert by["Get a task"].path[-2:] == ("Tasks", "Get a task") and by["Get a task"].anchor == "/Tasks/getTask"
+    assert "Get a task, whole." in by["Get a task"].text and by["Tasks"].text == "Work to do."
+    assert by["Get a repository"].path[-2] == "repos" and by["Get a repository"].anchor is None
+    assert "Get a repository, whole." in by["Get a repository"].text
+    assert [s.title for s in ex.sections if s.path[-2:-1] == ("Docker Engine API",)][-3:] == ["Errors", "Tasks",
+                                                                                                "repos"]

@@ -21,13 +21,11 @@ import pytest
 
 from crawlers.crawl import CrawlResult
 from crawlers.fetch import RenderingFetcher
-from crawlers.fetch.entries import compose_entries
-from crawlers.fetch.shell import APP_ROOTS
 from crawlers.model import Page, Section
 from docbot.indexing.chunk import chunk_sections
 from docbot.references.validator import ReferenceValidator
 from tests.browser import in_view
-from tests.crawlers.rendered_sites import SITES, crawl_rendered, served, settled, site_fixtures
+from tests.crawlers.rendered_sites import SITES, WHERE_ROUTE_JS, crawl_rendered, served, settled, site_fixtures
 
 pytestmark = pytest.mark.slow
 
@@ -39,17 +37,6 @@ const own = (el, sel) => { const a = el.querySelector(sel); return a ? decodeURI
 return [Array.from(document.querySelectorAll('.opblock'), e => [own(e, '.opblock-summary a[href^="#/"]'), e.id]),
         Array.from(document.querySelectorAll('.opblock-tag'), e => [own(e, 'a[href^="#/"]'), e.id])];
 """
-# where the operation or tag that route arguments[0] names is: its top, the viewport's height, whether it is open
-_WHERE_ROUTE_JS = """
-const link = Array.from(document.querySelectorAll('a[href^="#/"]'))
-  .find(a => decodeURIComponent(a.getAttribute('href').slice(1)) === arguments[0]);
-const el = link && (link.closest('.opblock') || link.closest('.opblock-tag'));
-if (!el) return null;
-return [el.getBoundingClientRect().top, window.innerHeight, el.classList.contains('is-open')
-        || el.getAttribute('data-is-open') === 'true', Math.round(window.scrollY)];
-"""
-
-
 def operations() -> list[tuple[str, str, str]]:
     """(first tag, Swagger UI's "default" when it has none; operationId; summary) of every operation, in order."""
     spec = json.loads((SITE / "openapi.json").read_text(encoding="utf-8"))
@@ -88,7 +75,7 @@ def test_swagger_ui_lands_on_routes_not_on_its_element_ids(base: str, browser: A
     assert "Returns a list of containers" not in browser.execute_script("return document.body.innerText")
 
     def opened(driver: Any) -> Any:
-        where = driver.execute_script(_WHERE_ROUTE_JS, "/Container/ContainerList")
+        where = driver.execute_script(WHERE_ROUTE_JS, "/Container/ContainerList")
         return where if where and where[2] and -2 <= where[0] < 40 else None
 
     assert settled(browser, base + "index.html#/Container/ContainerList", opened)
@@ -161,7 +148,7 @@ def test_the_links_docbot_emits_land_on_their_operation(crawled: tuple[CrawlResu
         assert unquote(url.partition("#")[2]) == route, outcome
 
         def landed(driver: Any, route: str = route) -> Any:
-            where = driver.execute_script(_WHERE_ROUTE_JS, route)
+            where = driver.execute_script(WHERE_ROUTE_JS, route)
             return where if where and where[2] and -2 <= where[0] < where[1] / 4 else None
 
         assert settled(browser, url, landed), f"{url} did not land on {route}"
@@ -225,26 +212,3 @@ def test_a_deprecated_operation_is_expanded_once_and_read_whole(tmp_path: Path, 
     assert page is not None
     assert sorted(page.anchors) == sorted({f"/{tag}/{op}" for tag, op, _ in operations()} | {f"/{t}" for t in tags()})
     print(f"\n2 deprecated of {len(operations())} operations: crawled in {seconds:.1f} s")
-
-
-def test_a_virtualized_list_is_said_not_read_as_if_whole(caplog: pytest.LogCaptureFixture) -> None:
-    """swagger-ui-dist 5.35 renders 150 tags and operations or more as a virtualized list (.operations-virtual: only
-    those in view are in the DOM, and no tag section): the page composed from it has none of their routes, and says
-    so rather than passing for a whole API."""
-    entries = next(r.entries for r in APP_ROOTS if r.generator == "Swagger UI")
-    assert entries is not None
-    rendered = ("<html><head><title>GitHub v3 REST API</title></head><body><div id='swagger-ui'>"
-                "<div class='information-container'><h2>GitHub v3 REST API</h2></div>"
-                "<div class='operations-virtual'><div class='operations-virtual__list'>"
-                "<div data-index='0' class='operations-virtual__item'><span><h3 class='opblock-tag'>"
-                "<a href='#/actions'><span>actions</span></a></h3></span></div></div></div></div></body></html>")
-    with caplog.at_level(logging.WARNING, logger="crawlers.fetch.entries"):
-        composed = compose_entries(rendered, entries)
-    assert "GitHub v3 REST API" in composed and 'id="/actions"' not in composed
-    assert [r.getMessage() for r in caplog.records] == [
-        "GitHub v3 REST API renders only the entries in view (a virtualized list): 0 routes are read, the others "
-        "are not in the map"]
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="crawlers.fetch.entries"):
-        compose_entries(rendered.replace("operations-virtual", "operations"), entries)
-    assert caplog.records == []
