@@ -72,6 +72,8 @@ class SiteConfig:
     allow_origins: tuple[str, ...] = ()  # other origins robots.txt, sitemaps and the start URL may lead to
     auth: SiteAuth | None = None
     render: str | None = None  # "auto" | "always" | "never"; None: the crawler's default ("auto")
+    render_max_seconds: float | None = None  # the ceiling of a rendered page's scaled time limits
+    render_max_bytes: int | None = None  # the ceiling of a rendered page's scaled size
 
     def credentials(self) -> tuple[str, str] | None:
         """(user, password) for the crawler, the password read from the environment now; None without ``auth``."""
@@ -89,7 +91,8 @@ class SiteConfig:
         from crawlers.crawl import CrawlConfig
 
         limits = {"max_pages": self.max_pages, "concurrency": self.concurrency, "max_time": self.max_time,
-                  "render": self.render}
+                  "render": self.render, "render_max_seconds": self.render_max_seconds,
+                  "render_max_bytes": self.render_max_bytes}
         extra: dict[str, Any] = {k: v for k, v in limits.items() if v is not None}
         return CrawlConfig(site=self.name, start_url=self.url, include=self.include, exclude=self.exclude,
                            source_types=self.source_types, allow_origins=self.allow_origins, auth=self.credentials(),
@@ -221,6 +224,7 @@ def _site(table: SiteTable) -> SiteConfig:
         source_types=tuple(table.source_types.items()), max_pages=table.max_pages, concurrency=table.concurrency,
         max_time=table.max_time, allow_origins=tuple(table.allow_origins),
         auth=SiteAuth(table.auth.username, table.auth.password_env) if table.auth else None, render=table.render,
+        render_max_seconds=table.render_max_seconds, render_max_bytes=table.render_max_bytes,
     )
 
 

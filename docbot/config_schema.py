@@ -49,6 +49,9 @@ class SiteTable(_Table):
     allow_origins: list[str] = []
     auth: AuthTable | None = None
     render: Literal["auto", "always", "never"] | None = None  # which pages are read in headless Chromium
+    # ceilings of a rendered page's limits, which grow with the API description it loads
+    render_max_seconds: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    render_max_bytes: int | None = Field(default=None, gt=0)
 
     @field_validator("name")
     @classmethod

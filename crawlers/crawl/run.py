@@ -72,7 +72,8 @@ def open_fetcher(config: CrawlConfig, client: httpx.AsyncClient | None = None) -
     if config.auth is not None:
         raise CrawlerError(f"{config.site} needs auth, which the browser that renders pages would not send: crawl it "
                            'with render = "never" or "auto" (pages read as served)')
-    return RenderingFetcher(static, config.render, max_bytes=config.max_bytes, user_agent=config.user_agent)
+    return RenderingFetcher(static, config.render, max_bytes=config.max_bytes, user_agent=config.user_agent,
+                            max_seconds=config.render_max_seconds, max_page_bytes=config.render_max_bytes)
 
 
 def check_loss(config: CrawlConfig, previous: AnchorMap | None, result: CrawlResult, path: Path,

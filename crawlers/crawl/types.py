@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from crawlers import fetch as f
 from crawlers.crawl.diff import ChangeReport
 from crawlers.crawl.frontier import MAX_PAGES, MAX_QUERY_VARIANTS, MAX_URL_LENGTH
+from crawlers.fetch.limits import CEILING_BYTES, CEILING_S
 from crawlers.model import AnchorMap, Mention, PageText, SectionText
 from crawlers.urls import origin, strip_userinfo
 
@@ -58,6 +59,10 @@ class CrawlConfig:
     # Which pages are read in headless Chromium: "auto" those whose static HTML is an application shell,
     # "always" every HTML page, "never" none (crawlers.fetch.render).
     render: f.RenderMode = f.RENDER
+    # The ceilings of a rendered page's limits, which grow with the API description it loads (crawlers.fetch.limits):
+    # seconds of its page limit and of its expansion budget each, and bytes of the page composed from it.
+    render_max_seconds: float = CEILING_S
+    render_max_bytes: int = CEILING_BYTES
 
     def __post_init__(self) -> None:
         bare = strip_userinfo(self.start_url)

@@ -6,16 +6,19 @@ not a sleep: the document loaded, the generator's content present (a CSS selecto
 and the DOM unchanged for :data:`QUIET_S`; it gives up after ``timeout`` seconds. An app that renders its entries
 collapsed (Swagger UI) has them expanded once it has settled: every control matching ``expand`` clicked in one task of
 the page (in batches, each click re-rendered all that was open: 105 operations took 3-4 times as long), again for
-those that reveals, up to :data:`MAX_EXPAND` clicks and :data:`EXPAND_TIMEOUT` seconds; when the app renders a long list
+those that reveals, up to :data:`MAX_EXPAND` clicks and the page's expansion budget; when the app renders a long list
 only in part (virtualized), the list is then scrolled through, each item expanded and read while mounted
-(:mod:`crawlers.fetch.virtual`, in a viewport :data:`READ_VIEW_PX` tall), in :data:`EXPAND_TIMEOUT` seconds more at
-most; the page is read when it has settled again. A browser that dies is started again (once per page). Selenium is synchronous: its calls run in a thread, one at a time (a WebDriver session takes one
+(:mod:`crawlers.fetch.virtual`, in a viewport :data:`READ_VIEW_PX` tall), in that budget again at most; the page is
+read when it has settled again. The page limit, the budget and the V8 heap are the page's
+:class:`crawlers.fetch.limits.RenderLimits` (scaled to the API description it loads): the heap is the browser's, so
+a page that needs more restarts it with more when no other page is open in it. A browser that dies is started again (once per page). Selenium is synchronous: its calls run in a thread, one at a time (a WebDriver session takes one
 command at a time); the tabs load and run their scripts side by side in between.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import shutil
 import tempfile
@@ -25,26 +28,24 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from crawlers.errors import BrowserUnavailable
+from crawlers.fetch.limits import EXPAND_TIMEOUT, HEAP_MB, PAGE_TIMEOUT, RenderLimits
 from crawlers.fetch.virtual import VirtualList, read_virtual
 
 log = logging.getLogger(__name__)
 
-PAGE_TIMEOUT = 30.0  # seconds from opening a page to reading its settled DOM
 MAX_TABS = 2  # pages rendering at once in the one browser
 QUIET_S = 0.5  # the DOM unchanged this long (its content present) counts as settled
 QUIET_BARE_S = 2.0  # the same for an unknown app whose page still has almost no text (it may be fetching its content)
 BARE_TEXT = 120  # characters of text below which an unknown app's page counts as not rendered yet
 POLL_S = 0.1
-EXPAND_TIMEOUT = 180.0  # seconds of expanding one page (Swagger UI, 105 operations: 19-28 s on a busy 2-core machine)
 MAX_EXPAND = 5000  # controls clicked on one page
 READ_VIEW_PX = 4000  # the viewport's height while a virtualized list is read: the more it mounts, the fewer steps
-HEAP_MB = 512  # V8 heap cap per renderer process
 CHROMIUM_ARGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-extensions", "--mute-audio",
                  "--window-size=1280,800",
                  # background tabs must run their timers at full speed: every tab but one is in the background
                  "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-                 "--disable-backgrounding-occluded-windows", f"--js-flags=--max-old-space-size={HEAP_MB}")
+                 "--disable-backgrounding-occluded-windows")
 INSTALL = "apt-get install chromium chromium-driver (scripts/install.sh does), or set the site's render = \"never\""
 # document state, element count, text length, and whether the generator's rendered content is there
 _STATE_JS = """
@@ -108,6 +109,9 @@ class Browser:
         self._driver: Any = None
         self._profile: str | None = None
         self._home: str | None = None  # the first tab, kept open: closing a session's last tab ends it
+        self.heap_mb = HEAP_MB  # the V8 heap cap the browser starts with (raised for a page that needs more)
+        self._limit: dict[str, float] = {}  # a tab's script limit, when not the browser's own (its page's limits)
+        self._script_s: float | None = None  # the script limit the driver has now
         self._tabs = asyncio.Semaphore(max(1, max_tabs))
         self._lock = asyncio.Lock()
 
@@ -123,24 +127,44 @@ class Browser:
             raise BrowserUnavailable("Rendering needs selenium: pip install 'docbot[browser]'") from None
 
     async def render(self, url: str, ready: str | None, expand: str | None = None,
-                     virtual: VirtualList | None = None) -> Rendered:
+                     virtual: VirtualList | None = None, limits: RenderLimits | None = None) -> Rendered:
         """The settled DOM of ``url`` (``ready``: a CSS selector its content matches once rendered, or None), with
         every control matching ``expand`` (a CSS selector) clicked once it has rendered, and the items of its
-        ``virtual`` list, when it renders one, read by scrolling it (:mod:`crawlers.fetch.virtual`)."""
+        ``virtual`` list, when it renders one, read by scrolling it (:mod:`crawlers.fetch.virtual`), within
+        ``limits`` (None: the browser's page limit, the fixed budget and heap)."""
+        if limits is None or not limits.raised:
+            limits = RenderLimits(self.timeout)
+        else:
+            limits = dataclasses.replace(limits, page_timeout=max(self.timeout, limits.page_timeout))
         async with self._tabs:
             self._open_tabs += 1
             self.peak_tabs = max(self.peak_tabs, self._open_tabs)
             try:
-                return await self._render_once_or_twice(url, ready, expand, virtual)
+                await self._fit_heap(url, limits.heap_mb)
+                return await self._render_once_or_twice(url, ready, expand, virtual, limits)
             finally:
                 self._open_tabs -= 1
 
+    async def _fit_heap(self, url: str, heap_mb: int) -> None:
+        """Raise the browser's V8 heap cap to ``heap_mb`` (a flag of its start): restarted, when no other page is in it."""
+        if heap_mb <= self.heap_mb:
+            return
+        if self._driver is not None and self._open_tabs > 1:
+            log.warning("%s: its page needs a V8 heap of %d MB, the browser has %d MB and other pages open in it; "
+                        "it renders with %d MB", url, heap_mb, self.heap_mb, self.heap_mb)
+            return
+        log.info("%s: the browser's V8 heap cap raised from %d to %d MB for it%s", url, self.heap_mb, heap_mb,
+                 " (the browser started again)" if self._driver is not None else "")
+        self.heap_mb = heap_mb
+        if self._driver is not None:
+            await self._call(self._quit)
+
     async def _render_once_or_twice(self, url: str, ready: str | None, expand: str | None,
-                                    virtual: VirtualList | None) -> Rendered:
+                                    virtual: VirtualList | None, limits: RenderLimits) -> Rendered:
         started = time.monotonic()
         for attempt in (1, 2):
             try:
-                return await self._render(url, ready, started, expand, virtual)
+                return await self._render(url, ready, started, limits, expand, virtual)
             except BrowserUnavailable:
                 raise
             except _TabFailed as failed:
@@ -155,11 +179,12 @@ class Browser:
     async def close(self) -> None:
         await self._call(self._quit)
 
-    async def _render(self, url: str, ready: str | None, started: float, expand: str | None = None,
-                      virtual: VirtualList | None = None) -> Rendered:
+    async def _render(self, url: str, ready: str | None, started: float, limits: RenderLimits,
+                      expand: str | None = None, virtual: VirtualList | None = None) -> Rendered:
         browser = self.starts + (self._driver is None)  # the number of the browser this page is opened in
+        timeout = limits.page_timeout
         try:
-            handle = await self._call(self._open, url)
+            handle = await self._call(self._open, url, timeout)
         except BrowserUnavailable:
             raise
         except Exception as exc:  # selenium's errors are many
@@ -168,7 +193,7 @@ class Browser:
             last: tuple[int, int] | None = None
             since = time.monotonic()
             items: tuple[str, ...] = ()
-            deadline = started + self.timeout
+            deadline = started + timeout
             while True:
                 state, count, chars, present = await self._call(self._in_tab, handle, _STATE_JS, ready, BARE_TEXT)
                 now = time.monotonic()
@@ -177,33 +202,33 @@ class Browser:
                     last, since = (count, chars), now
                 elif state == "complete" and quiet is not None and now - since >= quiet:
                     if expand is not None and present:
-                        await self._expand(url, handle, expand)
-                        items = await self._read_virtual(url, handle, expand, virtual)
+                        await self._expand(url, handle, expand, limits.expand_budget)
+                        items = await self._read_virtual(url, handle, expand, virtual, limits.expand_budget)
                         expand, last, since = None, None, time.monotonic()
-                        deadline = since + self.timeout  # as long again to settle once expanded
+                        deadline = since + timeout  # as long again to settle once expanded
                         continue
                     html = await self._call(self._in_tab, handle, _HTML_JS)
                     self.pages += 1
                     return Rendered(str(html), None, now - started, items)
                 if now > deadline:
                     why = "its content never appeared" if not present else "it never settled"
-                    log.warning("%s did not render within %.0f s (%s)", url, self.timeout, why)
-                    return Rendered(None, f"timeout after {self.timeout:.0f} s ({why})", now - started)
+                    log.warning("%s did not render within %.0f s (%s)", url, timeout, why)
+                    return Rendered(None, f"timeout after {timeout:.0f} s ({why})", now - started)
                 await asyncio.sleep(POLL_S)
         except Exception as exc:  # selenium's errors are many
             raise _TabFailed(exc, browser) from exc
         finally:
             await self._call(self._close_tab, handle)
 
-    async def _expand(self, url: str, handle: str, selector: str) -> int:
+    async def _expand(self, url: str, handle: str, selector: str, budget: float = EXPAND_TIMEOUT) -> int:
         """Click every control matching ``selector`` in the tab, in one task of the page, and again for those the
-        clicks reveal; bounded by :data:`EXPAND_TIMEOUT` and :data:`MAX_EXPAND`. Returns how many it clicked."""
+        clicks reveal; bounded by ``budget`` seconds and :data:`MAX_EXPAND`. Returns how many it clicked."""
         started, clicked, left = time.monotonic(), 0, 0
-        while clicked < MAX_EXPAND and time.monotonic() - started < EXPAND_TIMEOUT:
+        while clicked < MAX_EXPAND and time.monotonic() - started < budget:
             done = int(await self._call(self._in_tab, handle, _EXPAND_JS, selector, MAX_EXPAND - clicked))
             clicked += done
             # answered once the page's task of clicks (and the renders it runs) has ended
-            left = int(await self._call(self._in_busy_tab, handle, _COLLAPSED_JS, selector))
+            left = int(await self._call(self._in_busy_tab, handle, budget, _COLLAPSED_JS, selector))
             if not done or not left:
                 break
         if left:
@@ -212,7 +237,8 @@ class Browser:
         log.info("%s: expanded %d in %.1f s", url, clicked, time.monotonic() - started)
         return clicked
 
-    async def _read_virtual(self, url: str, handle: str, expand: str, virtual: VirtualList | None) -> tuple[str, ...]:
+    async def _read_virtual(self, url: str, handle: str, expand: str, virtual: VirtualList | None,
+                            budget: float = EXPAND_TIMEOUT) -> tuple[str, ...]:
         """The items of the page's virtualized list, when it renders one, each expanded while mounted."""
         if virtual is None or not await self._call(self._in_tab, handle, _PRESENT_JS, virtual.root):
             return ()
@@ -222,7 +248,7 @@ class Browser:
         async def step(script: str, *args: Any) -> Any:
             return await self._call(self._in_tab_async, handle, script, *args)
 
-        return (await read_virtual(step, url, virtual, expand, EXPAND_TIMEOUT)).items
+        return (await read_virtual(step, url, virtual, expand, budget)).items
 
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
         async with self._lock:
@@ -235,7 +261,7 @@ class Browser:
         from selenium.webdriver.chrome.service import Service
 
         options = webdriver.ChromeOptions()
-        for arg in CHROMIUM_ARGS:
+        for arg in (*CHROMIUM_ARGS, f"--js-flags=--max-old-space-size={self.heap_mb}"):
             options.add_argument(arg)
         if self.user_agent:
             options.add_argument(f"--user-agent={self.user_agent}")
@@ -249,26 +275,36 @@ class Browser:
             shutil.rmtree(self._profile, ignore_errors=True)
             raise BrowserUnavailable(f"Chromium did not start ({type(exc).__name__}: {_line(exc)}): {INSTALL}") from None
         driver.set_script_timeout(self.timeout)  # a page whose scripts never yield fails its call, not the crawl
+        self._script_s = self.timeout
         self.starts += 1
         self._home = driver.current_window_handle
         log.info("started headless Chromium for rendering (%s)", driver.capabilities.get("browserVersion", "?"))
         return driver
 
-    def _open(self, url: str) -> str:
+    def _open(self, url: str, timeout: float) -> str:
         if self._driver is None:
             self._driver = self._start()
         self._driver.switch_to.new_window("tab")
         handle = str(self._driver.current_window_handle)
+        if timeout != self.timeout:  # a script of this page (one long render task) may wait as long as the page
+            self._limit[handle] = timeout
         self._driver.get(url)
         return handle
 
     def _in_tab(self, handle: str, script: str, *args: Any) -> Any:
         self._driver.switch_to.window(handle)
+        self._script_limit(self._limit.get(handle, self.timeout))
         return self._driver.execute_script(script, *args)
 
     def _in_tab_async(self, handle: str, script: str, *args: Any) -> Any:
         self._driver.switch_to.window(handle)
+        self._script_limit(self._limit.get(handle, self.timeout))
         return self._driver.execute_async_script(script, *args)
+
+    def _script_limit(self, seconds: float) -> None:
+        if seconds != self._script_s:
+            self._driver.set_script_timeout(seconds)
+            self._script_s = seconds
 
     def _view_height(self, handle: str, pixels: int) -> None:
         """The tab's viewport made ``pixels`` tall (its width kept): a virtualized list mounts what fits in it."""
@@ -277,15 +313,14 @@ class Browser:
         self._driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                      {"width": width, "height": pixels, "deviceScaleFactor": 1, "mobile": False})
 
-    def _in_busy_tab(self, handle: str, script: str, *args: Any) -> Any:
-        """A script in a tab that may be busy for long (expanding): it waits up to EXPAND_TIMEOUT, not the page's."""
-        self._driver.set_script_timeout(EXPAND_TIMEOUT)
-        try:
-            return self._in_tab(handle, script, *args)
-        finally:
-            self._driver.set_script_timeout(self.timeout)
+    def _in_busy_tab(self, handle: str, budget: float, script: str, *args: Any) -> Any:
+        """A script in a tab that may be busy for long (expanding): it waits up to ``budget``, not the page's limit."""
+        self._driver.switch_to.window(handle)
+        self._script_limit(budget)
+        return self._driver.execute_script(script, *args)
 
     def _close_tab(self, handle: str) -> None:
+        self._limit.pop(handle, None)
         if self._driver is None:
             return
         try:
@@ -299,6 +334,7 @@ class Browser:
         if browser is not None and browser != self.starts:
             return  # that browser is gone and another started since
         driver, self._driver = self._driver, None
+        self._script_s = None
         if driver is not None:
             try:
                 driver.quit()

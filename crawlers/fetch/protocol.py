@@ -28,6 +28,8 @@ class Fetch(Protocol):
     async def __aexit__(self, *exc: object) -> None: ...
 
     async def get(self, url: str, etag: str | None = None, last_modified: str | None = None, html_only: bool = True,
-                  retries: int | None = None, follow: Callable[[str], bool] | None = None) -> FetchResult:
-        """GET ``url`` (conditionally when given validators); a non-HTML body is not downloaded when ``html_only``."""
+                  retries: int | None = None, follow: Callable[[str], bool] | None = None,
+                  max_bytes: int | None = None) -> FetchResult:
+        """GET ``url`` (conditionally when given validators); a non-HTML body is not downloaded when ``html_only``;
+        ``max_bytes`` caps this body in place of the fetcher's own cap."""
         ...

@@ -36,6 +36,14 @@ _RUN = re.compile(rb"<(script|style|noscript|template)\b.*?</\1\s*>|>([^<]+)", r
 
 
 @dataclass(frozen=True, slots=True)
+class Spec:
+    """Where a shell names the API description its app loads: in its own HTML, or in a script it loads (a config)."""
+
+    url: re.Pattern[bytes]  # group 1 is the description's URL, relative to the page
+    config: re.Pattern[bytes] | None = None  # group 1 is the src of a script of the shell to look in as well
+
+
+@dataclass(frozen=True, slots=True)
 class AppRoot:
     """How the static shell of a generator that renders in the browser is recognised, and when it has rendered."""
 
@@ -47,6 +55,7 @@ class AppRoot:
     routes: Routes | None = None  # its pages are hash routes of the one URL (crawlers.fetch.routes)
     entries: Entries | None = None  # it renders its entries collapsed, and lands on them by routes (.entries)
     lands: re.Pattern[str] | None = None  # the element ids it scrolls to (matched from the start); None: every id
+    spec: Spec | None = None  # where its shell names the API description it renders (its size scales the limits)
 
 
 APP_ROOTS: tuple[AppRoot, ...] = (
@@ -56,7 +65,8 @@ APP_ROOTS: tuple[AppRoot, ...] = (
     # page stays at its top, measured in Chromium), so it is no anchor and its text stays in the operation's section.
     AppRoot("Redoc", re.compile(rb"<redoc[\s>]", re.I), "[data-section-id]",
             "#tag/<tag>/operation/<operationId> and #operation/<operationId>: element ids of the rendered DOM",
-            SourceType.API_REFERENCE, lands=re.compile(r"(?:section|tag|operation|schema)/")),
+            SourceType.API_REFERENCE, lands=re.compile(r"(?:section|tag|operation|schema)/"),
+            spec=Spec(re.compile(rb"""<redoc\b[^>]*?\sspec-url\s*=\s*["']([^"']+)["']""", re.I))),
     # Swagger UI (deepLinking: true) lands on an operation by the route #/<tag>/<operationId>, expanding it and
     # scrolling to it once rendered, and on a tag by #/<tag>; its element ids (operations-<tag>-<operationId>,
     # operations-tag-<tag>) land nowhere (it rewrites #<id> to the route #/<id>). It renders an operation collapsed,
@@ -65,6 +75,9 @@ APP_ROOTS: tuple[AppRoot, ...] = (
     AppRoot("Swagger UI", re.compile(rb"""id\s*=\s*["']swagger-ui["']""", re.I), "#swagger-ui .opblock",
             "#/<tag>/<operationId> and #/<tag> (deepLinking: true): routes, not element ids",
             SourceType.API_REFERENCE,
+            # SwaggerUIBundle({url: "…"}) inline, or in swagger-initializer.js (swagger-ui-dist 4.9 and later)
+            spec=Spec(re.compile(rb"""SwaggerUIBundle\(\s*\{[^}]*?\burl\s*:\s*["']([^"']+)["']"""),
+                      re.compile(rb"""<script\b[^>]*?\ssrc\s*=\s*["']([^"']*initializer[^"']*\.js)["']""", re.I)),
             entries=Entries(
                 # a collapsed tag (docExpansion "none"; in a virtualized list a tag is its h3 alone, data-is-open
                 # saying whether it is open) and a collapsed operation (the default, "list"). A deprecated

@@ -103,14 +103,16 @@ class Fetcher:
         html_only: bool = True,
         retries: int | None = None,
         follow: Callable[[str], bool] | None = None,
+        max_bytes: int | None = None,
     ) -> FetchResult:
-        """GET ``url`` following redirects (those ``follow`` accepts); a non-HTML body is not downloaded when ``html_only``.
+        """GET ``url`` following redirects (those ``follow`` accepts); a non-HTML body is not downloaded when ``html_only``;
+        its body is cut at ``max_bytes`` (None: the fetcher's ``max_bytes``).
 
         The whole request (redirects, retries, body) ends after ``deadline`` seconds with a ``deadline`` error.
         """
         try:
             async with asyncio.timeout(self.deadline):
-                return await self._get(url, etag, last_modified, html_only, retries, follow)
+                return await self._get(url, etag, last_modified, html_only, retries, follow, max_bytes)
         except TimeoutError:
             log.warning("%s took longer than %.0f s in all; given up", url, self.deadline)
             return FetchResult(url, url, None, error=FetchError.DEADLINE)
@@ -123,6 +125,7 @@ class Fetcher:
         html_only: bool,
         retries: int | None,
         follow: Callable[[str], bool] | None,
+        max_bytes: int | None = None,
     ) -> FetchResult:
         headers = {"User-Agent": self.user_agent, "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"}
         if etag:
@@ -134,7 +137,7 @@ class Fetcher:
         attempts = 0
         while True:
             result, location, used = await self._get_with_retries(
-                url, current, headers, html_only, tuple(chain), self.retries if retries is None else retries
+                url, current, headers, html_only, tuple(chain), self.retries if retries is None else retries, max_bytes
             )
             attempts += used
             if location is None:
@@ -153,13 +156,14 @@ class Fetcher:
             current = nxt
 
     async def _get_with_retries(
-        self, url: str, current: str, headers: dict[str, str], html_only: bool, chain: tuple[str, ...], retries: int
+        self, url: str, current: str, headers: dict[str, str], html_only: bool, chain: tuple[str, ...], retries: int,
+        max_bytes: int | None = None,
     ) -> tuple[FetchResult, str | None, int]:
         """One hop: (result, redirect location or None, attempts used)."""
         attempt = 0
         while True:
             attempt += 1
-            result, location, retry_after = await self._once(url, current, headers, html_only, chain)
+            result, location, retry_after = await self._once(url, current, headers, html_only, chain, max_bytes)
             retryable = result.error in (FetchError.TIMEOUT, FetchError.CONNECT, FetchError.HTTP) or result.status in RETRY_STATUSES
             if not retryable or attempt > retries:
                 return result, location, attempt
@@ -170,7 +174,8 @@ class Fetcher:
             await self.sleep(delay)
 
     async def _once(
-        self, url: str, current: str, headers: dict[str, str], html_only: bool, chain: tuple[str, ...]
+        self, url: str, current: str, headers: dict[str, str], html_only: bool, chain: tuple[str, ...],
+        max_bytes: int | None = None,
     ) -> tuple[FetchResult, str | None, float | None]:
         assert self.client is not None, "use Fetcher as an async context manager"
         if self.auth is not None and _origin(current) == self.auth_origin:
@@ -193,7 +198,7 @@ class Fetcher:
                 body = b""
                 truncated = False
                 if error is None and status != 304:
-                    body, truncated = await self._read_capped(resp, current)
+                    body, truncated = await self._read_capped(resp, current, max_bytes or self.max_bytes)
                 else:
                     await _drain(resp)
                 return (
@@ -210,15 +215,15 @@ class Fetcher:
             log.debug("http error for %s: %s", current, exc)
             return FetchResult(url, current, None, chain, error=FetchError.HTTP), None, None
 
-    async def _read_capped(self, resp: httpx.Response, url: str) -> tuple[bytes, bool]:
+    async def _read_capped(self, resp: httpx.Response, url: str, cap: int) -> tuple[bytes, bool]:
         chunks: list[bytes] = []
         size = 0
         async for chunk in resp.aiter_bytes():
             chunks.append(chunk)
             size += len(chunk)
-            if size > self.max_bytes:
-                log.warning("%s is larger than %d bytes; keeping only the first %d", url, self.max_bytes, self.max_bytes)
-                return b"".join(chunks)[: self.max_bytes], True
+            if size > cap:
+                log.warning("%s is larger than %d bytes; keeping only the first %d", url, cap, cap)
+                return b"".join(chunks)[:cap], True
         return b"".join(chunks), False
 
 

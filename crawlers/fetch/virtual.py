@@ -11,7 +11,7 @@ ones mount. Items are kept in order, so a gap (an item scrolled past unread) can
 scrolls back toward it. The list is read when no item is left after the last one kept and the view moves no more.
 
 The DOM stays the size of a screen of items however long the list, so reading is bounded by time
-(``budget`` seconds, :data:`crawlers.fetch.browser.EXPAND_TIMEOUT`) and by :data:`MAX_ITEMS`; what a list read only in
+(``budget`` seconds, the page's expansion budget: :mod:`crawlers.fetch.limits`) and by :data:`MAX_ITEMS`; what a list read only in
 part has left is logged. The items read replace the mounted ones in the page (:func:`crawlers.fetch.entries
 .compose_entries`), in the order of their index.
 """

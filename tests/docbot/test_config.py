@@ -233,3 +233,15 @@ def test_render_comes_from_the_command_line_over_the_file_over_the_default(tmp_p
     modes = [config_from_args(parser.parse_args(["crawl", "--site", site, *extra]), settings).render
              for site, extra in (("w", []), ("w", ["--render", "never"]), ("v", []), ("v", ["--render", "always"]))]
     assert modes == ["always", "never", "auto", "always"]
+
+
+def test_a_sites_render_ceilings_reach_its_crawl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from crawlers.fetch.limits import CEILING_BYTES, CEILING_S
+
+    monkeypatch.delenv("DOCBOT_CONFIG", raising=False)
+    (tmp_path / "docbot.toml").write_text(SITE + "render_max_seconds = 1800\nrender_max_bytes = 200000000\n"
+                                          '[[sites]]\nname = "v"\nurl = "http://127.0.0.1:9/"\n', encoding="utf-8")
+    settings = load_settings(config_path=str(tmp_path / "docbot.toml"))
+    raised, default = (settings.site(name).crawl_config() for name in ("w", "v"))
+    assert (raised.render_max_seconds, raised.render_max_bytes) == (1800, 200_000_000)
+    assert (default.render_max_seconds, default.render_max_bytes) == (CEILING_S, CEILING_BYTES)
