@@ -292,16 +292,16 @@ class Browser:
         return handle
 
     def _in_tab(self, handle: str, script: str, *args: Any) -> Any:
-        self._driver.switch_to.window(handle)
-        self._script_limit(self._limit.get(handle, self.timeout))
+        self._enter(handle, self._limit.get(handle, self.timeout))
         return self._driver.execute_script(script, *args)
 
     def _in_tab_async(self, handle: str, script: str, *args: Any) -> Any:
-        self._driver.switch_to.window(handle)
-        self._script_limit(self._limit.get(handle, self.timeout))
+        self._enter(handle, self._limit.get(handle, self.timeout))
         return self._driver.execute_async_script(script, *args)
 
-    def _script_limit(self, seconds: float) -> None:
+    def _enter(self, handle: str, seconds: float) -> None:
+        """Switch to the tab ``handle``, its scripts waited on up to ``seconds``."""
+        self._driver.switch_to.window(handle)
         if seconds != self._script_s:
             self._driver.set_script_timeout(seconds)
             self._script_s = seconds
@@ -315,8 +315,7 @@ class Browser:
 
     def _in_busy_tab(self, handle: str, budget: float, script: str, *args: Any) -> Any:
         """A script in a tab that may be busy for long (expanding): it waits up to ``budget``, not the page's limit."""
-        self._driver.switch_to.window(handle)
-        self._script_limit(budget)
+        self._enter(handle, budget)
         return self._driver.execute_script(script, *args)
 
     def _close_tab(self, handle: str) -> None:
