@@ -9,6 +9,7 @@ and ``dir/`` spelled ``dir/index.html``. It is idempotent.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import posixpath
 from collections.abc import Sequence
 from urllib.parse import (
@@ -67,6 +68,7 @@ def _is_tracking(name: str) -> bool:
     return lowered in TRACKING_PARAMS or lowered.startswith(TRACKING_PREFIXES)
 
 
+@functools.lru_cache(maxsize=65_536)  # a site's links recur on every page: a crawl normalises each one many times
 def normalize(url: str) -> str:
     """Canonical form of a page URL (no fragment). Raises ValueError for non-http(s) URLs."""
     url = url.strip()
