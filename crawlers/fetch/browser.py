@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from crawlers.errors import BrowserUnavailable
 from crawlers.fetch.limits import EXPAND_TIMEOUT, HEAP_MB, PAGE_TIMEOUT, RenderLimits
-from crawlers.fetch.virtual import VirtualList, read_virtual
+from crawlers.fetch.virtual import ReadList, VirtualList, read_virtual
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +76,7 @@ class Rendered:
     error: str | None = None
     seconds: float = 0.0
     items: tuple[str, ...] = ()  # a virtualized list's items, read while mounted, in order (crawlers.fetch.virtual)
+    out_of_time: str | None = None  # what the expansion budget left undone, when it ran out (the page is kept)
 
 
 class _TabFailed(Exception):
@@ -193,6 +194,7 @@ class Browser:
             last: tuple[int, int] | None = None
             since = time.monotonic()
             items: tuple[str, ...] = ()
+            short: list[str] = []  # what the expansion budget left undone
             deadline = started + timeout
             while True:
                 state, count, chars, present = await self._call(self._in_tab, handle, _STATE_JS, ready, BARE_TEXT)
@@ -202,14 +204,19 @@ class Browser:
                     last, since = (count, chars), now
                 elif state == "complete" and quiet is not None and now - since >= quiet:
                     if expand is not None and present:
-                        await self._expand(url, handle, expand, limits.expand_budget)
-                        items = await self._read_virtual(url, handle, expand, virtual, limits.expand_budget)
+                        left = await self._expand(url, handle, expand, limits.expand_budget)
+                        if left:
+                            short.append(left)
+                        read = await self._read_virtual(url, handle, expand, virtual, limits.expand_budget)
+                        items = read.items if read is not None else ()
+                        if read is not None and read.out_of_time:
+                            short.append(str(read.partial()))
                         expand, last, since = None, None, time.monotonic()
                         deadline = since + timeout  # as long again to settle once expanded
                         continue
                     html = await self._call(self._in_tab, handle, _HTML_JS)
                     self.pages += 1
-                    return Rendered(str(html), None, now - started, items)
+                    return Rendered(str(html), None, now - started, items, "; ".join(short) or None)
                 if now > deadline:
                     why = "its content never appeared" if not present else "it never settled"
                     log.warning("%s did not render within %.0f s (%s)", url, timeout, why)
@@ -220,9 +227,10 @@ class Browser:
         finally:
             await self._call(self._close_tab, handle)
 
-    async def _expand(self, url: str, handle: str, selector: str, budget: float = EXPAND_TIMEOUT) -> int:
+    async def _expand(self, url: str, handle: str, selector: str, budget: float = EXPAND_TIMEOUT) -> str | None:
         """Click every control matching ``selector`` in the tab, in one task of the page, and again for those the
-        clicks reveal; bounded by ``budget`` seconds and :data:`MAX_EXPAND`. Returns how many it clicked."""
+        clicks reveal; bounded by ``budget`` seconds and :data:`MAX_EXPAND`. Returns what the budget left collapsed
+        when it ran out (a phrase for the log)."""
         started, clicked, left = time.monotonic(), 0, 0
         while clicked < MAX_EXPAND and time.monotonic() - started < budget:
             done = int(await self._call(self._in_tab, handle, _EXPAND_JS, selector, MAX_EXPAND - clicked))
@@ -231,24 +239,28 @@ class Browser:
             left = int(await self._call(self._in_busy_tab, handle, budget, _COLLAPSED_JS, selector))
             if not done or not left:
                 break
-        if left:
-            log.warning("%s: %d controls left collapsed after %d clicked in %.0f s", url, left, clicked,
-                        time.monotonic() - started)
-        log.info("%s: expanded %d in %.1f s", url, clicked, time.monotonic() - started)
-        return clicked
+        seconds = time.monotonic() - started
+        log.info("%s: expanded %d in %.1f s", url, clicked, seconds)
+        if not left:
+            return None
+        what = f"{left} controls left collapsed after {clicked} clicked in {seconds:.0f} s"
+        if seconds >= budget:
+            return what  # the fetcher says which setting would give it more
+        log.warning("%s: %s", url, what)
+        return None
 
     async def _read_virtual(self, url: str, handle: str, expand: str, virtual: VirtualList | None,
-                            budget: float = EXPAND_TIMEOUT) -> tuple[str, ...]:
+                            budget: float = EXPAND_TIMEOUT) -> ReadList | None:
         """The items of the page's virtualized list, when it renders one, each expanded while mounted."""
         if virtual is None or not await self._call(self._in_tab, handle, _PRESENT_JS, virtual.root):
-            return ()
+            return None
 
         await self._call(self._view_height, handle, READ_VIEW_PX)
 
         async def step(script: str, *args: Any) -> Any:
             return await self._call(self._in_tab_async, handle, script, *args)
 
-        return (await read_virtual(step, url, virtual, expand, budget)).items
+        return await read_virtual(step, url, virtual, expand, budget)
 
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
         async with self._lock:

@@ -116,6 +116,8 @@ class RenderingFetcher:
             self._say_limit(result.final_url, limits, "seconds", f"it was not read ({rendered.error})")
             return dataclasses.replace(result, body=b"", error=FetchError.RENDER_FAILED, rendered=shell.reason)
         self.rendered += 1
+        if rendered.out_of_time:
+            self._say_limit(result.final_url, limits, "seconds", rendered.out_of_time)
         routes = shell.root.routes if shell.root is not None else None
         if routes is not None:
             page = await self._routes(browser, result.final_url, rendered.html, shell)

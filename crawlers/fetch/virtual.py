@@ -53,6 +53,13 @@ class ReadList:
     steps: int
     seconds: float
     whole: bool  # read to its end (not stopped by the time budget, the item cap or a gap it could not close)
+    out_of_time: bool = False  # stopped by the time budget: the site's render_max_seconds may let it finish
+
+    def partial(self) -> str | None:
+        """What was left unread, in a phrase for the log, when the list was read only in part."""
+        if self.whole:
+            return None
+        return f"its virtualized list was read only in part, {len(self.items)} items in {self.seconds:.0f} s"
 
 
 # One step (an async script: arguments[5] is called once the page has rendered what it did, a frame later).
@@ -119,10 +126,13 @@ async def read_virtual(step: Step, url: str, virtual: VirtualList, expand: str |
             whole = action == "read" or (action == "seek" and not value)
             break
     seconds = time.monotonic() - started
-    result = ReadList(tuple(items), clicked, steps, seconds, whole)
-    if not whole:
-        log.warning("%s: the virtualized list was read only in part: %d items (%d controls clicked open) in %.0f s, "
-                    "%d steps; the items after them are not in the map", url, len(items), clicked, seconds, steps)
+    out_of_time = not whole and seconds >= budget
+    result = ReadList(tuple(items), clicked, steps, seconds, whole, out_of_time)
+    if not whole and not out_of_time:  # out of time, the fetcher says which setting would give it more
+        why = "the item cap" if len(items) >= MAX_ITEMS else "an item it could not scroll to"
+        log.warning("%s: the virtualized list was read only in part, stopped by %s: %d items (%d controls clicked "
+                    "open) in %.0f s, %d steps; the items after them are not in the map", url, why, len(items),
+                    clicked, seconds, steps)
     log.info("%s: read %d items of a virtualized list (%d controls clicked open) in %.1f s, %d steps", url,
              len(items), clicked, seconds, steps)
     return result

@@ -14,8 +14,8 @@ runs behind a load balancer… How do I make the pool test connections?"), the w
 asking sentence weigh more. The primary source carries the first fact; at most
 :data:`MAX_SOURCES` sources carry facts. A sentence that ends in ':' takes the code block
 (or list items) it introduces, or is not given at all: an answer never ends a sentence in a
-colon that introduces nothing; one that opens by leaning on the sentence before it ("However, …") comes only right
-after that sentence. When nothing qualifies, a section's lead is the fact.
+colon that introduces nothing; one that opens by leaning on the sentence before it ("However, …"), or on the code
+before it ("This will make test_function XFAIL."), comes only right after it. When nothing qualifies, a section's lead is the fact.
 """
 
 from __future__ import annotations
@@ -111,6 +111,11 @@ _LEANS_BACK = re.compile(
     # configure it, …" and "In addition to X, …" stand alone: these lean back only before their comma
     r"|(?:but|therefore|thus|hence|otherwise|moreover|furthermore|nevertheless|nonetheless|consequently|"
     r"in (?:this|that|either|such a) case|on the other hand|as a result|for this reason|even so)\b)", re.IGNORECASE)
+# A sentence right after a code block that opens by pointing at it ("These two examples illustrate…", "This will make
+# test_function XFAIL.") speaks of that code: it is a fact only after the code or the sentence introducing it
+# (anywhere else, "This…" is as often the section's own subject, "This method returns…", and stands alone).
+# "Above, we also make use of the pool_pre_ping flag so that…" names what it speaks of and stands alone.
+_POINTS_BACK = re.compile(r"(?:this|these|that|those|the\s+(?:\w+\s+){0,3}above)\b(?!-)", re.IGNORECASE)
 _QUESTION_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
 
 
@@ -211,6 +216,7 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
     weights = _weights(question, candidates)
     close = _closeness(candidates, weights, similarity)
     titled = {s.n: _title_share(s, weights) for s in sources}
+    leans_back = _leaning_back(candidates)
     first_prose: dict[int, int] = {}
     for u in candidates:
         if not u.code:
@@ -228,7 +234,8 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
                 and (code_ok or not (u.code or u.lead_in)) and norm(u.text) not in seen
                 and (primary is None or u.n == primary)]  # the primary source carries the first fact
         ends = {(u.n, u.position + 1) for u in picked}
-        pool = [u for u in pool if u.code or (u.n, u.position) in ends or not _LEANS_BACK.match(u.text)]
+        given = {(u.n, u.position) for u in picked}
+        pool = [u for u in pool if (u.n, u.position) not in leans_back or leans_back[(u.n, u.position)] & given]
         scored = [(_score(u, weights, titled[u.n], u.position == first_prose.get(u.n), (u.n, u.position) in ends,
                            close.get((u.n, u.position), 0.0)), u)
                   for u in pool]
@@ -267,6 +274,30 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
         for t in unit.terms & weights.keys():
             weights[t] /= 2  # covered: the next fact should answer another part of the question
     return sorted(facts, key=lambda f: (f.n, f.position))
+
+
+def _leaning_back(candidates: Sequence[_Unit]) -> dict[tuple[int, int], set[tuple[int, int]]]:
+    """The units that read as nonsense alone → the units (source, position) after one of which they may be given:
+    those that lean on the sentence before (:data:`_LEANS_BACK`) come after it; those that point at the code before
+    them (:data:`_POINTS_BACK`) after that code or the sentence introducing it ("you can set core.autocrlf:", the
+    config, "This does not force normalization…"); and those pointing at such a sentence after it ("These two
+    examples illustrate…", then "This will make test_function XFAIL.")."""
+    out: dict[tuple[int, int], set[tuple[int, int]]] = {}
+    code = {(u.n, u.position) for u in candidates if u.code}
+    pointing: set[tuple[int, int]] = set()  # the sentences pointing at code
+    for u in candidates:
+        key, before = (u.n, u.position), (u.n, u.position - 1)
+        if u.code:
+            continue
+        if _LEANS_BACK.match(u.text):
+            out[key] = {before}
+        elif _POINTS_BACK.match(u.text) and before in code:
+            out[key] = {before, (u.n, u.position - 2)}
+            pointing.add(key)
+        elif _POINTS_BACK.match(u.text) and before in pointing:
+            out[key] = {before}
+            pointing.add(key)
+    return out
 
 
 def _opening(source: Source, candidates: Sequence[_Unit]) -> tuple[str, list[_Unit]]:

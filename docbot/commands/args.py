@@ -42,7 +42,8 @@ def start_url(value: str) -> str:
     try:
         normalize(value)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is not a start URL ({exc}); pass an http(s) URL such as https://docs.example.org/"
-        ) from None
+        hint = "pass an http(s) URL such as https://docs.example.org/"
+        if "/" not in value and "." not in value:  # a bare word: most likely the site's name ("docbot crawl flask")
+            hint += f", or the site's name as --site {value} (its URL then comes from docbot.toml)"
+        raise argparse.ArgumentTypeError(f"{value!r} is not a start URL ({exc}); {hint}") from None
     return value

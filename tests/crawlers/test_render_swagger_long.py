@@ -11,6 +11,7 @@ each item while it is mounted. Two real APIs, built by ``scripts/build_rendered_
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -19,10 +20,17 @@ from typing import Any
 
 import pytest
 
+from crawlers.crawl import CrawlConfig, open_fetcher
+from crawlers.errors import BrowserUnavailable
+from crawlers.fetch import RenderingFetcher
+from crawlers.fetch.browser import Browser, Rendered
+from crawlers.fetch.limits import RenderLimits
+from crawlers.fetch.shell import shell_evidence
+from crawlers.fetch.virtual import VirtualList, read_virtual
 from crawlers.model import Page
 from docbot.indexing.chunk import chunk_sections
 from docbot.references.validator import ReferenceValidator
-from tests.browser import in_view
+from tests.browser import in_view, no_browser
 from tests.crawlers.rendered_sites import SITES, WHERE_ROUTE_JS, crawl_rendered, served, settled
 
 pytestmark = pytest.mark.slow
@@ -185,3 +193,52 @@ def test_an_api_whose_operation_routes_land_nowhere_is_read_into_its_tags(github
     said = [m for m in logged if "virtualized list" in m]
     print(f"\n{len(ops)} operations, {len(tags(GITHUB))} tags: {len(page.sections)} sections, {len(page.anchors)} "
           f"anchors in {seconds:.1f} s ({said[0].split(': ', 1)[1]})")
+
+
+def test_a_list_read_only_in_part_for_time_says_which_setting_gives_it_more(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The expansion budget runs out in the middle of Asana's list (3 s for what takes about a minute): the page is
+    kept with the items read, and the crawl's warning names the site setting that raises the budget."""
+    try:
+        Browser.check()
+    except BrowserUnavailable as exc:
+        no_browser(str(exc))
+    shell = shell_evidence((ASANA / "index.html").read_bytes())
+    assert shell is not None and shell.root is not None and shell.root.entries is not None
+    entries = shell.root.entries
+    short = RenderLimits(page_timeout=60, expand_budget=3, why="a test's budget", capped=("expand_budget",))
+
+    async def render() -> Rendered:
+        browser = Browser()
+        try:
+            return await browser.render(url + "index.html", shell.ready, entries.expand, entries.virtual, short)
+        finally:
+            await browser.close()
+
+    with served(ASANA) as url:
+        rendered = asyncio.run(render())
+    assert rendered.html is not None and rendered.out_of_time is not None
+    assert 0 < len(rendered.items) < len(operations(ASANA)) + len(tags(ASANA))
+    assert "read only in part" in rendered.out_of_time, rendered.out_of_time
+    fetcher = open_fetcher(CrawlConfig(site="asana", start_url=url + "index.html", render_max_seconds=120))
+    assert isinstance(fetcher, RenderingFetcher)
+    with caplog.at_level(logging.WARNING, logger="crawlers.fetch"):
+        fetcher._say_limit(url + "index.html", short, "seconds", rendered.out_of_time)
+    said = " ".join(r.getMessage() for r in caplog.records)
+    assert "raise the site's render_max_seconds in docbot.toml (now 120)" in said and "read only in part" in said
+
+
+def test_a_list_read_only_in_part_says_why(caplog: pytest.LogCaptureFixture) -> None:
+    """Without a browser: a budget spent before the first step is "out of time" (the fetcher names the setting); a
+    list whose next item the view cannot reach is not, and is said at once."""
+    async def stuck(script: str, *args: Any) -> Any:
+        return ["seek", True, False]  # the next item is ahead and the view does not move
+
+    virtual = VirtualList(".list", ".item")
+    spent = asyncio.run(read_virtual(stuck, "u", virtual, None, budget=0.0))
+    assert not spent.whole and spent.out_of_time and spent.partial() == "its virtualized list was read only in part, " \
+        "0 items in 0 s"
+    with caplog.at_level(logging.WARNING, logger="crawlers.fetch.virtual"):
+        gap = asyncio.run(read_virtual(stuck, "u", virtual, None, budget=60.0))
+    assert not gap.whole and not gap.out_of_time
+    assert any("stopped by an item it could not scroll to" in r.getMessage() for r in caplog.records)

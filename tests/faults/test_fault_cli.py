@@ -21,6 +21,12 @@ def test_a_bad_start_url_is_a_usage_error(cli: Cli, url: str) -> None:
     assert code == 2 and "not a start URL" in err and "Traceback" not in err
 
 
+def test_a_site_name_given_as_the_url_is_told_to_use_site(cli: Cli) -> None:
+    """`docbot crawl flask`: the user meant the site named flask in docbot.toml."""
+    code, _, err = cli("crawl", "flask")
+    assert code == 2 and "not a start URL" in err and "--site flask" in err
+
+
 @pytest.mark.parametrize("args", [("--site", "../../x"), ("--site", "w", "--max-pages", "-1"),
                                   ("--site", "w", "--max-pages", "0"), ("--site", "w", "--max-time", "nan")])
 def test_bad_options_are_usage_errors_and_write_nothing(cli: Cli, tmp_path: Path, hostile: Hostile,

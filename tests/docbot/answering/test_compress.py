@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,44 @@ def test_a_sentence_leaning_on_the_one_before_comes_only_after_it() -> None:
     facts = compress("Besides the application factory, what does Flask offer for code run while the app is set up?",
                      [FACTORY])
     assert any(f.text.startswith("In addition to the application factory") for f in facts)
+
+
+XFAIL = Passage(1, "XFail: mark test functions as expected to fail", ("Skip and xfail", "XFail: mark test functions as expected to fail"), (
+    "You can use the xfail marker to indicate that you expect a test to fail:\n\n```\n@pytest.mark.xfail\ndef "
+    "test_function():\n    ...\n```\n\nThis test will run but no traceback will be reported when it fails. Instead, "
+    "terminal reporting will list it in the \"expected to fail\" (XFAIL) or \"unexpectedly passing\" (XPASS) "
+    "sections.\n\nAlternatively, you can also mark a test as XFAIL from within the test or its setup function "
+    "imperatively:\n\n```\ndef test_function():\n    if not valid_config():\n        pytest.xfail(\"failing "
+    "configuration (but should work)\")\n```\n\n```\ndef test_function2():\n    import slow_module\n\n    if "
+    "slow_module.slow_function():\n        pytest.xfail(\"slow_module taking too long\")\n```\n\nThese two examples "
+    "illustrate situations where you don't want to check for a condition at the module level, which is when a "
+    "condition would otherwise be evaluated for marks.\n\nThis will make test_function XFAIL. Note that no other code "
+    "is executed after the pytest.xfail() call, differently from the marker. That's because it is implemented "
+    "internally by raising a known exception."))
+XFAIL_IF = Passage(2, "condition parameter", ("XFail: mark test functions as expected to fail", "condition parameter"), (
+    "If a test is only expected to fail under a certain condition, you can pass that condition as the first "
+    "parameter:\n\n```\n@pytest.mark.xfail(sys.platform == \"win32\", reason=\"bug in a 3rd party library\")\ndef "
+    "test_function():\n    ...\n```\n\nNote that you have to pass a reason as well (see the parameter description at "
+    "pytest.mark.xfail)."))
+
+
+def test_a_sentence_pointing_at_the_code_before_it_comes_only_with_that_code() -> None:
+    # pytest's docs answered "How do I mark a test as expected to fail?" with "These two examples illustrate
+    # situations…" and "This will make test_function XFAIL." and neither example: which examples, which test? Here
+    # the model finds those two sentences closest to the question (as MiniLM did), and the two code blocks the answer
+    # may hold go to the marker's examples
+    def close(texts: Sequence[str]) -> list[float]:
+        return [0.9 if t.startswith(("These two examples", "This will make")) else 0.1 for t in texts]
+
+    facts = compress("How do I mark a test as expected to fail?", [XFAIL, XFAIL_IF], similarity=close)
+    given = " ".join(f.text for f in facts)
+    assert "@pytest.mark.xfail\ndef test_function()" in given and "pytest.xfail(" not in given, facts
+    assert "These two examples" not in given and "This will make" not in given, facts
+    # "This test will run…" points at the marker's example, which is given: it follows it
+    assert "This test will run but no traceback" in given
+    # the code given, what points at it follows it
+    facts = compress("How can I limit the size of uploaded files?", [UPLOADS])
+    assert any(f.text.startswith("The code above will limit the maximum allowed payload") for f in facts), facts
 
 
 def test_three_to_seven_facts_from_at_most_three_sources_primary_first_within_the_budget() -> None:
