@@ -4,9 +4,8 @@
 tab of its own, at most ``max_tabs`` at once, closed when read. A page is read once it has settled, a condition and
 not a sleep: the document loaded, the generator's content present (a CSS selector from :mod:`crawlers.fetch.shell`)
 and the DOM unchanged for :data:`QUIET_S`; it gives up after ``timeout`` seconds. An app that renders its entries
-collapsed (Swagger UI) has them expanded once it has settled: every control matching ``expand`` clicked in one task of
-the page (in batches, each click re-rendered all that was open: 105 operations took 3-4 times as long), again for
-those that reveals, up to :data:`MAX_EXPAND` clicks and the page's expansion budget; when the app renders a long list
+collapsed (Swagger UI) has them expanded once it has settled (:mod:`crawlers.fetch.expand`: every control matching
+``expand`` clicked, within the page's expansion budget); when the app renders a long list
 only in part (virtualized), the list is then scrolled through, each item expanded and read while mounted
 (:mod:`crawlers.fetch.virtual`, in a viewport :data:`READ_VIEW_PX` tall), in that budget again at most; the page is
 read when it has settled again. The page limit, the budget and the V8 heap are the page's
@@ -19,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import shutil
 import tempfile
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from crawlers.errors import BrowserUnavailable
+from crawlers.fetch.expand import expand_all
 from crawlers.fetch.limits import EXPAND_TIMEOUT, HEAP_MB, PAGE_TIMEOUT, RenderLimits
 from crawlers.fetch.virtual import ReadList, VirtualList, read_virtual
 
@@ -38,7 +39,6 @@ QUIET_S = 0.5  # the DOM unchanged this long (its content present) counts as set
 QUIET_BARE_S = 2.0  # the same for an unknown app whose page still has almost no text (it may be fetching its content)
 BARE_TEXT = 120  # characters of text below which an unknown app's page counts as not rendered yet
 POLL_S = 0.1
-MAX_EXPAND = 5000  # controls clicked on one page
 READ_VIEW_PX = 4000  # the viewport's height while a virtualized list is read: the more it mounts, the fewer steps
 CHROMIUM_ARGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-extensions", "--mute-audio",
@@ -55,14 +55,6 @@ const chars = body ? body.innerText.trim().length : 0;
 return [document.readyState, document.getElementsByTagName('*').length, chars,
         ready === null ? chars >= arguments[1] : document.querySelector(ready) !== null];
 """
-# click, in one task of the page once this script has returned, up to arguments[1] of the controls matching arguments[0]
-# (each expands something collapsed); returns how many it will click
-_EXPAND_JS = """
-const found = Array.from(document.querySelectorAll(arguments[0])).slice(0, arguments[1]);
-if (found.length) setTimeout(() => found.forEach(e => e.click()), 0);
-return found.length;
-"""
-_COLLAPSED_JS = "return document.querySelectorAll(arguments[0]).length;"  # run once the clicks' task has ended
 _PRESENT_JS = "return document.querySelector(arguments[0]) !== null;"
 _HTML_JS = "return '<!DOCTYPE html>' + document.documentElement.outerHTML;"
 T = TypeVar("T")
@@ -194,7 +186,7 @@ class Browser:
             last: tuple[int, int] | None = None
             since = time.monotonic()
             items: tuple[str, ...] = ()
-            short: list[str] = []  # what the expansion budget left undone
+            short: str | None = None  # what the expansion budget left undone
             deadline = started + timeout
             while True:
                 state, count, chars, present = await self._call(self._in_tab, handle, _STATE_JS, ready, BARE_TEXT)
@@ -204,19 +196,13 @@ class Browser:
                     last, since = (count, chars), now
                 elif state == "complete" and quiet is not None and now - since >= quiet:
                     if expand is not None and present:
-                        left = await self._expand(url, handle, expand, limits.expand_budget)
-                        if left:
-                            short.append(left)
-                        read = await self._read_virtual(url, handle, expand, virtual, limits.expand_budget)
-                        items = read.items if read is not None else ()
-                        if read is not None and read.out_of_time:
-                            short.append(str(read.partial()))
+                        items, short = await self._open_up(url, handle, expand, virtual, limits.expand_budget)
                         expand, last, since = None, None, time.monotonic()
                         deadline = since + timeout  # as long again to settle once expanded
                         continue
                     html = await self._call(self._in_tab, handle, _HTML_JS)
                     self.pages += 1
-                    return Rendered(str(html), None, now - started, items, "; ".join(short) or None)
+                    return Rendered(str(html), None, now - started, items, short)
                 if now > deadline:
                     why = "its content never appeared" if not present else "it never settled"
                     log.warning("%s did not render within %.0f s (%s)", url, timeout, why)
@@ -227,27 +213,16 @@ class Browser:
         finally:
             await self._call(self._close_tab, handle)
 
-    async def _expand(self, url: str, handle: str, selector: str, budget: float = EXPAND_TIMEOUT) -> str | None:
-        """Click every control matching ``selector`` in the tab, in one task of the page, and again for those the
-        clicks reveal; bounded by ``budget`` seconds and :data:`MAX_EXPAND`. Returns what the budget left collapsed
-        when it ran out (a phrase for the log)."""
-        started, clicked, left = time.monotonic(), 0, 0
-        while clicked < MAX_EXPAND and time.monotonic() - started < budget:
-            done = int(await self._call(self._in_tab, handle, _EXPAND_JS, selector, MAX_EXPAND - clicked))
-            clicked += done
-            # answered once the page's task of clicks (and the renders it runs) has ended
-            left = int(await self._call(self._in_busy_tab, handle, budget, _COLLAPSED_JS, selector))
-            if not done or not left:
-                break
-        seconds = time.monotonic() - started
-        log.info("%s: expanded %d in %.1f s", url, clicked, seconds)
-        if not left:
-            return None
-        what = f"{left} controls left collapsed after {clicked} clicked in {seconds:.0f} s"
-        if seconds >= budget:
-            return what  # the fetcher says which setting would give it more
-        log.warning("%s: %s", url, what)
-        return None
+    async def _open_up(self, url: str, handle: str, expand: str, virtual: VirtualList | None,
+                       budget: float) -> tuple[tuple[str, ...], str | None]:
+        """Every control matching ``expand`` clicked and the virtualized list read: its items, and what the budget
+        left undone when it ran out (None when nothing)."""
+        short = [await expand_all(functools.partial(self._call, self._in_tab, handle),
+                                  functools.partial(self._call, self._in_busy_tab, handle, budget), url, expand, budget)]
+        read = await self._read_virtual(url, handle, expand, virtual, budget)
+        if read is not None and read.out_of_time:
+            short.append(read.partial())
+        return (read.items if read is not None else ()), "; ".join(s for s in short if s) or None
 
     async def _read_virtual(self, url: str, handle: str, expand: str, virtual: VirtualList | None,
                             budget: float = EXPAND_TIMEOUT) -> ReadList | None:

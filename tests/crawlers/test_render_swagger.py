@@ -194,7 +194,7 @@ def test_a_deprecated_operation_is_expanded_once_and_read_whole(tmp_path: Path, 
     spec["paths"]["/containers/json"]["get"]["deprecated"] = True
     spec["paths"]["/images/json"]["get"]["deprecated"] = True
     (site / "openapi.json").write_text(json.dumps(spec), encoding="utf-8")
-    with caplog.at_level(logging.INFO, logger="crawlers.fetch.browser"), served(site) as url:
+    with caplog.at_level(logging.INFO, logger="crawlers.fetch"), served(site) as url:
         result, _, seconds = crawl_rendered("docker-deprecated", url + "index.html")
     expanded = [r.getMessage() for r in caplog.records if "expanded" in r.getMessage()]
     assert not [r for r in caplog.records if "left collapsed" in r.getMessage()], caplog.text
