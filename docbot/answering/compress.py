@@ -115,7 +115,8 @@ _LEANS_BACK = re.compile(
 # test_function XFAIL.") speaks of that code: it is a fact only after the code or the sentence introducing it
 # (anywhere else, "This…" is as often the section's own subject, "This method returns…", and stands alone).
 # "Above, we also make use of the pool_pre_ping flag so that…" names what it speaks of and stands alone.
-_POINTS_BACK = re.compile(r"(?:this|these|that|those|the\s+(?:\w+\s+){0,3}above)\b(?!-)", re.IGNORECASE)
+# "Here, the @parametrize decorator defines three tuples…" speaks of the example before it ("Here is…" of the one after).
+_POINTS_BACK = re.compile(r"(?:this|these|that|those|the\s+(?:\w+\s+){0,3}above)\b(?!-)|here,", re.IGNORECASE)
 _QUESTION_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
 
 
@@ -235,11 +236,12 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
                 and (primary is None or u.n == primary)]  # the primary source carries the first fact
         ends = {(u.n, u.position + 1) for u in picked}
         given = {(u.n, u.position) for u in picked}
-        pool = [u for u in pool if (u.n, u.position) not in leans_back or leans_back[(u.n, u.position)] & given]
+        held = {(u.n, u.position) for u in pool if (u.n, u.position) in leans_back
+                and not leans_back[(u.n, u.position)] & given}
         scored = [(_score(u, weights, titled[u.n], u.position == first_prose.get(u.n), (u.n, u.position) in ends,
-                           close.get((u.n, u.position), 0.0)), u)
+                          close.get((u.n, u.position), 0.0)), u)
                   for u in pool]
-        scored = [(s, u) for s, u in scored if s > 0]
+        scored = [(s, u) for s, u in _lend(scored, held, leans_back) if s > 0]
         if not scored and primary is not None:
             # Nothing of the primary section shares a word with the question, or nothing in it reads as a
             # sentence (only code, a table, another script): its opening is the first fact.
@@ -280,14 +282,18 @@ def _leaning_back(candidates: Sequence[_Unit]) -> dict[tuple[int, int], set[tupl
     """The units that read as nonsense alone → the units (source, position) after one of which they may be given:
     those that lean on the sentence before (:data:`_LEANS_BACK`) come after it; those that point at the code before
     them (:data:`_POINTS_BACK`) after that code or the sentence introducing it ("you can set core.autocrlf:", the
-    config, "This does not force normalization…"); and those pointing at such a sentence after it ("These two
-    examples illustrate…", then "This will make test_function XFAIL.")."""
+    config, "This does not force normalization…"); those pointing at such a sentence after it ("These two
+    examples illustrate…", then "This will make test_function XFAIL."); and a code block whose introduction leans
+    back ("Here, the decorator defines three tuples…:" and the test run's output)."""
     out: dict[tuple[int, int], set[tuple[int, int]]] = {}
     code = {(u.n, u.position) for u in candidates if u.code}
     pointing: set[tuple[int, int]] = set()  # the sentences pointing at code
+    introducing = {(u.n, u.position + 1) for u in candidates if u.lead_in}  # code blocks an introduction brings
     for u in candidates:
         key, before = (u.n, u.position), (u.n, u.position - 1)
         if u.code:
+            if key in introducing and before in out:  # its introduction leans back: so does the code it brings
+                out[key] = out[before] | {before}
             continue
         if _LEANS_BACK.match(u.text):
             out[key] = {before}
@@ -298,6 +304,19 @@ def _leaning_back(candidates: Sequence[_Unit]) -> dict[tuple[int, int], set[tupl
             out[key] = {before}
             pointing.add(key)
     return out
+
+
+def _lend(scored: Sequence[tuple[float, _Unit]], held: Set[tuple[int, int]],
+          leans_back: dict[tuple[int, int], set[tuple[int, int]]]) -> list[tuple[float, _Unit]]:
+    """The units that may be picked now, scored: those ``held`` back for what they lean on are left out, and one
+    pointing at code lends its score to that code (which comes with its introduction), so the example is given and
+    what speaks of it may follow ("Here, the decorator defines three tuples…" brings the test it speaks of)."""
+    lent: dict[tuple[int, int], float] = {}
+    for score, u in scored:
+        for at in leans_back.get((u.n, u.position), ()) if (u.n, u.position) in held else ():
+            lent[at] = max(lent.get(at, 0.0), score)
+    return [(max(score, lent.get((u.n, u.position), 0.0)) if u.code else score, u) for score, u in scored
+            if (u.n, u.position) not in held]
 
 
 def _opening(source: Source, candidates: Sequence[_Unit]) -> tuple[str, list[_Unit]]:

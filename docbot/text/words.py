@@ -19,8 +19,11 @@ STOPWORDS = frozenset(
 _WORD = re.compile(r"[a-z0-9]+")
 # Dotted or underscored names: flask.Flask.route, SESSION_COOKIE_SECURE, os.path.join, __init__
 _API_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[._][A-Za-z0-9_]+)+|_[A-Za-z0-9_]+")
+# A command-line option as written ("-x", "--exitfirst", "-X"): its letters alone are a stopword-like "x" or a word
+# of every page ("force"). Not inside a hyphenated word ("well-known") nor a negative number.
+_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])")
 # Bumped whenever tokenize() changes, so BM25 indexes built with an older one are rebuilt on load.
-TOKENIZER = "words+stems+api-names/2"
+TOKENIZER = "words+stems+api-names+options/3"
 # The Snowball (Porter 2) stem of a lower-case word (``connections`` → ``connect``); every stem docbot
 # compares (BM25, the gate, fragment repair, the report's facts) comes from this one cached stemmer.
 stem = functools.lru_cache(maxsize=200_000)(snowballstemmer.stemmer("english").stemWord)
@@ -31,7 +34,8 @@ def tokenize(text: str) -> list[str]:
 
     Stems (Snowball English) let a question's "ignored", "negation" and "retrying" meet the docs'
     "ignore", "negates" and "retries". Words with digits stay as written (``http2``, ``utf8``), and
-    API names stay whole and unstemmed: they are matched as names, not as words.
+    API names and command-line options (``-x``, ``--force-with-lease``) stay whole and unstemmed too: they are
+    matched as names, not as words.
     """
     lowered = text.lower()
     tokens = [w if not w.isalpha() else stem(w) for w in _WORD.findall(lowered) if w not in STOPWORDS]
@@ -42,4 +46,5 @@ def tokenize(text: str) -> list[str]:
         tokens.append(name)
         parts = name.split(".")
         tokens.extend(".".join(parts[i:]) for i in range(1, len(parts) - 1))  # Flask.route matches flask.Flask.route
+    tokens.extend(_OPTION.findall(text))  # case kept: git's -x and -X are different options
     return tokens

@@ -139,6 +139,23 @@ def test_a_sentence_pointing_at_the_code_before_it_comes_only_with_that_code() -
     assert any(f.text.startswith("The code above will limit the maximum allowed payload") for f in facts), facts
 
 
+# The first 2,500 characters of pytest 7's "@pytest.mark.parametrize: parametrizing test functions" as docbot indexed it
+PARAMETRIZE = Passage(1, "@pytest.mark.parametrize: parametrizing test functions",
+                      ("How to parametrize fixtures and test functions",
+                       "@pytest.mark.parametrize: parametrizing test functions"),
+                      (FIXTURES / "pytest_parametrize_section.txt").read_text(encoding="utf-8"))
+
+
+def test_a_sentence_pointing_at_code_brings_that_code_first() -> None:
+    # pytest's answer to "How do I run the same test with several different inputs?" was "Here, the @parametrize
+    # decorator defines three different tuples…:" and the test run's output, without the test it speaks of
+    facts = compress("How do I run the same test with several different inputs?", [PARAMETRIZE])
+    given = "\n".join(f.text for f in facts)
+    assert "def test_eval(test_input, expected)" in given, facts
+    if "Here, the @parametrize decorator" in given:
+        assert given.index("def test_eval") < given.index("Here, the @parametrize decorator")
+
+
 def test_three_to_seven_facts_from_at_most_three_sources_primary_first_within_the_budget() -> None:
     titles = ["INTERACTIVE MODE", "SPLITTING COMMITS", "NOTES", "DESCRIPTION", "REBASING MERGES"]
     passages = [renumber(REBASE[t], n) for n, t in enumerate(titles, start=1)]

@@ -185,6 +185,16 @@ def test_tokenizer_meets_the_docs_words_in_other_forms() -> None:
     assert tokenize("HTTP2 utf8") == ["http2", "utf8"]  # words with digits stay as written
 
 
+def test_tokenizer_keeps_command_line_options_whole() -> None:
+    # "What does the -x flag do?" was refused on pytest's docs: its words were "x" and "flag"
+    assert "-x" in tokenize("What does the -x flag do?")
+    assert "-x" in tokenize("  -x, --exitfirst   exit instantly on first error") and "--exitfirst" in tokenize("-x, --exitfirst")
+    assert "--force-with-lease" in tokenize("git push --force-with-lease")
+    assert "-X" in tokenize("git clean -X") and "-x" not in tokenize("git clean -X")  # two different options
+    # not inside a hyphenated word, a number or a Markdown list
+    assert not [t for t in tokenize("a well-known e-mail, -1, x-forwarded-for - item -- end") if t.startswith("-")]
+
+
 def test_a_bm25_index_built_by_another_tokenizer_is_rebuilt(tmp_path: Path) -> None:
     import json
 
