@@ -15,7 +15,8 @@ asking sentence weigh more. The primary source carries the first fact; at most
 :data:`MAX_SOURCES` sources carry facts. A sentence that ends in ':' takes the code block
 (or list items) it introduces, or is not given at all: an answer never ends a sentence in a
 colon that introduces nothing; one that opens by leaning on the sentence before it ("However, …"), or on the code
-before it ("This will make test_function XFAIL."), comes only right after it. When nothing qualifies, a section's lead is the fact.
+before it ("This will make test_function XFAIL."), comes only right after it, and one pointing at code brings that
+code first. When nothing qualifies, a section's lead is the fact.
 """
 
 from __future__ import annotations
@@ -313,8 +314,9 @@ def _lend(scored: Sequence[tuple[float, _Unit]], held: Set[tuple[int, int]],
     what speaks of it may follow ("Here, the decorator defines three tuples…" brings the test it speaks of)."""
     lent: dict[tuple[int, int], float] = {}
     for score, u in scored:
-        for at in leans_back.get((u.n, u.position), ()) if (u.n, u.position) in held else ():
-            lent[at] = max(lent.get(at, 0.0), score)
+        if (u.n, u.position) in held:
+            for at in leans_back[(u.n, u.position)]:
+                lent[at] = max(lent.get(at, 0.0), score)
     return [(max(score, lent.get((u.n, u.position), 0.0)) if u.code else score, u) for score, u in scored
             if (u.n, u.position) not in held]
 
