@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, replace
 from functools import partial
 
-from docbot.answering.units import Source, answerable, clip, lead, norm, trim_code, units
+from docbot.answering.units import Source, answerable, clip, is_label, lead, norm, trim_code, units
 from docbot.text.words import tokenize
 
 log = logging.getLogger(__name__)
@@ -79,6 +79,7 @@ class _Unit:
     item: bool
     terms: frozenset[str]
     lead_in: bool = False  # ends in ':' right before a code block
+    follower: bool = False  # a list's bare name ("flaky"): given only with the introduction before its list
 
 
 _SENTENCE_END = re.compile(r"[.!?:;][\"')\]\u201d\u2019]*$")  # closing quotes and brackets may follow
@@ -97,12 +98,29 @@ def _candidates(source: Source, question: str) -> list[_Unit]:
     for i, (text, code, item) in enumerate(units(source.text)):
         if code or (answerable(text, source, question) and (item or _prose_fact(text))):
             found.append(_Unit(source.n, i, text, code, item, frozenset(tokenize(text))))
+        elif item and is_label(text) and answerable(text + ".", source, question):
+            found.append(_Unit(source.n, i, text, code, item, frozenset(tokenize(text)), follower=True))
     for k in range(len(found) - 1):
         intro, block = found[k], found[k + 1]
         if intro.text.rstrip().endswith(":") and not intro.code and block.code and block.position == intro.position + 1:
             both = intro.terms | block.terms
             found[k], found[k + 1] = replace(intro, terms=both, lead_in=True), replace(block, terms=both)
+        elif intro.text.rstrip().endswith(":") and not intro.code and not intro.item and block.follower \
+                and block.position == intro.position + 1:  # "Several pytest plugins support this:" and the plugins
+            names = [i for i in _items_after(found, k) if i.follower]  # items that are facts alone keep their words
+            found[k] = replace(intro, terms=intro.terms.union(*(i.terms for i in names)))
     return found
+
+
+def _items_after(found: Sequence[_Unit], k: int) -> list[_Unit]:
+    """The list items right after ``found[k]`` that an introduction brings (:func:`_extend`: up to about 40 words)."""
+    items: list[_Unit] = []
+    for u in found[k + 1:]:
+        if not u.item or u.position != found[k].position + 1 + len(items) \
+                or sum(len(i.text.split()) for i in items) > 40:
+            break
+        items.append(u)
+    return items
 
 
 # A sentence that opens by leaning on the one before it ("However, …", "In that case …") reads as nonsense alone: it
@@ -215,12 +233,13 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
 
     ``similarity`` gives the cosines of texts to the question; without it, units are scored by words alone."""
     candidates = [u for source in sources for u in _candidates(source, question)]
-    weights = _weights(question, candidates)
-    close = _closeness(candidates, weights, similarity)
+    alone = [u for u in candidates if not u.follower]  # what may be a fact by itself
+    weights = _weights(question, alone)
+    close = _closeness(alone, weights, similarity)
     titled = {s.n: _title_share(s, weights) for s in sources}
     leans_back = _leaning_back(candidates)
     first_prose: dict[int, int] = {}
-    for u in candidates:
+    for u in alone:
         if not u.code:
             first_prose.setdefault(u.n, u.position)
     picked: list[_Unit] = []
@@ -232,7 +251,7 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
         carriers = {f.n for f in facts}
         code_ok = sum(f.code for f in facts) < MAX_CODE_FACTS
         seen = {norm(u.text) for u in picked}
-        pool = [u for u in candidates if u not in picked and (u.n in carriers or len(carriers) < MAX_SOURCES)
+        pool = [u for u in alone if u not in picked and (u.n in carriers or len(carriers) < MAX_SOURCES)
                 and (code_ok or not (u.code or u.lead_in)) and norm(u.text) not in seen
                 and (primary is None or u.n == primary)]  # the primary source carries the first fact
         ends = {(u.n, u.position + 1) for u in picked}
@@ -246,7 +265,7 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
         if not scored and primary is not None:
             # Nothing of the primary section shares a word with the question, or nothing in it reads as a
             # sentence (only code, a table, another script): its opening is the first fact.
-            text, used = _opening(sources[0], candidates)
+            text, used = _opening(sources[0], alone)
             if text:
                 facts.append(Fact(primary, text, min((u.position for u in used), default=0), 0))
                 budget -= len(text)

@@ -140,7 +140,12 @@ def answerable(text: str, source: Source, question: str = "") -> bool:
         return False
     if is_sample(text):  # a sample inside a paragraph of prose ("Example response: {"Id": …}")
         return False
-    return not (len(words) <= 4 and not text.rstrip().endswith((".", "!")))  # labels: "Parameters:", "Return type:"
+    return not is_label(text)
+
+
+def is_label(text: str) -> bool:
+    """A line too short to say anything alone: "Parameters:", "Return type:", a list's bare name ("flaky")."""
+    return len(text.split()) <= 4 and not text.rstrip().endswith((".", "!"))
 
 
 def clip(text: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -19,6 +19,11 @@ def sections(name: str) -> dict[str, Passage]:
     """Title → section of a fixture page, as a passage numbered 1."""
     page = extract((FIXTURES / name).read_text(encoding="utf-8"), f"http://docs.test/{name}")
     return {s.title: Passage(1, s.title, (page.title or "", s.title), s.text) for s in page.sections}
+
+
+def said(question: str, *passages: Passage, close: Callable[[Sequence[str]], list[float]] | None = None) -> str:
+    """The facts compression gives for ``question``, in answer order, as one text."""
+    return "\n".join(f.text for f in compress(question, passages, similarity=close))
 
 
 def renumber(passage: Passage, n: int) -> Passage:
@@ -128,15 +133,14 @@ def test_a_sentence_pointing_at_the_code_before_it_comes_only_with_that_code() -
     def close(texts: Sequence[str]) -> list[float]:
         return [0.9 if t.startswith(("These two examples", "This will make")) else 0.1 for t in texts]
 
-    facts = compress("How do I mark a test as expected to fail?", [XFAIL, XFAIL_IF], similarity=close)
-    given = " ".join(f.text for f in facts)
-    assert "@pytest.mark.xfail\ndef test_function()" in given and "pytest.xfail(" not in given, facts
-    assert "These two examples" not in given and "This will make" not in given, facts
+    given = said("How do I mark a test as expected to fail?", XFAIL, XFAIL_IF, close=close)
+    assert "@pytest.mark.xfail\ndef test_function()" in given and "pytest.xfail(" not in given, given
+    assert "These two examples" not in given and "This will make" not in given, given
     # "This test will run…" points at the marker's example, which is given: it follows it
     assert "This test will run but no traceback" in given
     # the code given, what points at it follows it
-    facts = compress("How can I limit the size of uploaded files?", [UPLOADS])
-    assert any(f.text.startswith("The code above will limit the maximum allowed payload") for f in facts), facts
+    assert "\nThe code above will limit the maximum allowed payload" in said("How can I limit the size of uploaded files?",
+                                                                           UPLOADS)
 
 
 # The first 2,500 characters of pytest 7's "@pytest.mark.parametrize: parametrizing test functions" as docbot indexed it
@@ -149,11 +153,26 @@ PARAMETRIZE = Passage(1, "@pytest.mark.parametrize: parametrizing test functions
 def test_a_sentence_pointing_at_code_brings_that_code_first() -> None:
     # pytest's answer to "How do I run the same test with several different inputs?" was "Here, the @parametrize
     # decorator defines three different tuples…:" and the test run's output, without the test it speaks of
-    facts = compress("How do I run the same test with several different inputs?", [PARAMETRIZE])
-    given = "\n".join(f.text for f in facts)
-    assert "def test_eval(test_input, expected)" in given, facts
+    given = said("How do I run the same test with several different inputs?", PARAMETRIZE)
+    assert "def test_eval(test_input, expected)" in given, given
     if "Here, the @parametrize decorator" in given:
         assert given.index("def test_eval") < given.index("Here, the @parametrize decorator")
+
+
+FLAKY = Passage(1, "Plugins", ("Flaky tests", "Pytest features", "Plugins"), (
+    "Rerunning any failed tests can mitigate the negative effects of flaky tests by giving them additional chances to "
+    "pass, so that the overall build does not fail. Several pytest plugins support this:\n\n- flaky\n- "
+    "pytest-flakefinder - blog post\n- pytest-rerunfailures\n- pytest-replay: This plugin helps to reproduce locally "
+    "crashes or flaky tests observed during CI runs.\n\nPlugins to deliberately randomize tests can help expose tests "
+    "with state problems:\n\n- pytest-random-order\n- pytest-randomly"))
+
+
+def test_a_list_of_bare_names_comes_with_its_introduction_never_alone() -> None:
+    # pytest's answer named pytest-replay (the one item that is a sentence) and not the plugins that rerun tests: a
+    # list's bare names ("pytest-rerunfailures") were labels, never read
+    given = said("Is there a way to automatically rerun flaky tests?", FLAKY)
+    assert "Several pytest plugins support this: flaky; pytest-flakefinder - blog post; pytest-rerunfailures" in given
+    assert not {"flaky", "pytest-rerunfailures", "pytest-randomly"} & set(given.splitlines()), given
 
 
 def test_three_to_seven_facts_from_at_most_three_sources_primary_first_within_the_budget() -> None:
