@@ -106,15 +106,16 @@ def extract(html: bytes | str, url: str, encoding: str | None = None,
         return _EMPTY
     anchors = _anchors(root)
     base = _base(root, url)
-    links = _links(root, base)
+    resolve = _resolver(base)  # one for the page: its links, mentions and own links resolve the same hrefs
+    links = _links(root, resolve)
     canonical = None
     for href in _CANONICAL_XPATH(root)[:1]:
         canonical = urljoin(base, str(href).strip())
     main, in_body = main_region(root)
     chrome = body_chrome(main, in_body)
     navigation = _is_navigation(main)
-    split = _split(root, main, chrome, base, url, anchors, elsewhere, navigation, _hiding(html))
-    mentions = page_mentions(main, _resolver(base), chrome)
+    split = _split(root, main, chrome, base, resolve, url, anchors, elsewhere, navigation, _hiding(html))
+    mentions = page_mentions(main, resolve, chrome)
     too_deep = nested_too_deep(root)
     if too_deep:
         log.warning("%s nests elements deeper than %d levels; headings and text below that depth are dropped",
@@ -150,16 +151,17 @@ def split_again(html: bytes | str, url: str, encoding: str | None, elsewhere: fr
         return None
     main, in_body = main_region(root)
     chrome = body_chrome(main, in_body)
-    return _split(root, main, chrome, _base(root, url), url, anchors, elsewhere, navigation, _hiding(html))
+    base = _base(root, url)
+    return _split(root, main, chrome, base, _resolver(base), url, anchors, elsewhere, navigation, _hiding(html))
 
 
 def _split(root: etree._Element, main: etree._Element, chrome: frozenset[etree._Element],
-           base: str, url: str, anchors: frozenset[str], elsewhere: frozenset[str],
-           navigation: bool, hiding: bool) -> Split:
+           base: str, resolve: Callable[[str], str | None], url: str, anchors: frozenset[str],
+           elsewhere: frozenset[str], navigation: bool, hiding: bool) -> Split:
     """The section walk of the main region at the page's own links' anchors and ``elsewhere``, and the visible text
     tagged with its sections (none for navigation)."""
     html_title = clean_title(_text(root.find(".//title"))) or _text(next(iter(_HEADER_TITLE(root)), None))
-    linked = linked_here(root, _resolver(base), (base.partition("#")[0], url.partition("#")[0]), anchors)
+    linked = linked_here(root, resolve, (base.partition("#")[0], url.partition("#")[0]), anchors)
     if elsewhere:
         linked = with_elsewhere(linked, elsewhere, anchors)
     opens: dict[etree._Element, int] = {}
@@ -181,8 +183,18 @@ def _base(root: etree._Element, url: str) -> str:
 
 
 def _resolver(base: str) -> Callable[[str], str | None]:
+    """:func:`_absolute` against ``base``, each href resolved once: a page repeats its links (sidebar, breadcrumbs,
+    body), and its links, its mentions and its own-link lookup (:func:`linked_here`) each resolve them all."""
     base_page = base.partition("#")[0]
-    return functools.partial(_absolute, base_page=base_page, base_dir=_directory(base_page))
+    base_dir = _directory(base_page)
+    known: dict[str, str | None] = {}
+
+    def resolve(raw: str) -> str | None:
+        if raw not in known:
+            known[raw] = _absolute(raw, base_page, base_dir)
+        return known[raw]
+
+    return resolve
 
 
 def _hiding(html: bytes | str) -> bool:
@@ -213,13 +225,11 @@ def _absolute(raw: str, base_page: str, base_dir: str) -> str | None:
     return joined + sep + frag
 
 
-def _links(root: etree._Element, base: str) -> tuple[str, ...]:
+def _links(root: etree._Element, resolve: Callable[[str], str | None]) -> tuple[str, ...]:
     seen: set[str] = set()
     out: list[str] = []
-    base_page = base.partition("#")[0]
-    base_dir = _directory(base_page)
     for raw in dict.fromkeys(_HREF_XPATH(root)):  # most pages repeat their links (sidebar, breadcrumbs, body)
-        absolute = _absolute(raw, base_page, base_dir)
+        absolute = resolve(raw)
         if absolute is not None and absolute not in seen:
             seen.add(absolute)
             out.append(absolute)
