@@ -36,15 +36,12 @@ SKIPPED_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "about:")
 TITLE_SEPARATORS = (" — ", " – ", " | ", " · ", " :: ")
 _WS = re.compile(r"\s+")
 _ANCHOR_XPATH = etree.XPath("//@id | //a/@name", smart_strings=False)  # plain str: no link back to the tree
-_HREF_XPATH = etree.XPath("//a/@href | //area/@href", smart_strings=False)
-_BASE_XPATH = etree.XPath("//base/@href", smart_strings=False)
 # Doxygen's page title, outside its main region (and the only one when the page has no <title>)
 _HEADER_TITLE = etree.XPath("//div[contains(concat(' ', @class, ' '), ' headertitle ')]"
                             "//div[contains(concat(' ', @class, ' '), ' title ')]")
-_CANONICAL_XPATH = etree.XPath(
-    "//link[@href and contains(concat(' ', translate(@rel, 'CANONICAL', 'canonical'), ' '), ' canonical ')]/@href",
-    smart_strings=False,
-)
+# A page's links, <base> and <link rel=canonical> are found by lxml's tag-filtered walk, whose names libxml2 matches in
+# C: an XPath "//a/@href" first gathers every node of the page (0.32 → 0.11 CPU-s for the three over python3.11-doc).
+_CANONICAL_CASE = str.maketrans("CANOIL", "canoil")  # rel="Canonical" counts: the letters of the word lowered
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,9 +105,8 @@ def extract(html: bytes | str, url: str, encoding: str | None = None,
     base = _base(root, url)
     resolve = _resolver(base)  # one for the page: its links, mentions and own links resolve the same hrefs
     links = _links(root, resolve)
-    canonical = None
-    for href in _CANONICAL_XPATH(root)[:1]:
-        canonical = urljoin(base, str(href).strip())
+    canonical_href = _canonical_href(root)
+    canonical = urljoin(base, canonical_href.strip()) if canonical_href is not None else None
     main, in_body = main_region(root)
     chrome = body_chrome(main, in_body)
     navigation = _is_navigation(main)
@@ -177,9 +173,18 @@ def _split(root: etree._Element, main: etree._Element, chrome: frozenset[etree._
 
 def _base(root: etree._Element, url: str) -> str:
     """What the page's relative links are resolved against: its first ``<base href>``, else ``url``."""
-    for href in _BASE_XPATH(root)[:1]:
-        return urljoin(url, str(href).strip())
-    return url
+    href = next((h for el in root.iter("base") if (h := el.get("href")) is not None), None)
+    return urljoin(url, href.strip()) if href is not None else url
+
+
+def _canonical_href(root: etree._Element) -> str | None:
+    """The ``href`` of the page's first ``<link rel="canonical">`` (``rel`` is a list of words)."""
+    for link in root.iter("link"):
+        href: str | None = link.get("href")
+        rel: str | None = link.get("rel")
+        if href is not None and rel is not None and " canonical " in f" {rel.translate(_CANONICAL_CASE)} ":
+            return href
+    return None
 
 
 def _resolver(base: str) -> Callable[[str], str | None]:
@@ -228,7 +233,8 @@ def _absolute(raw: str, base_page: str, base_dir: str) -> str | None:
 def _links(root: etree._Element, resolve: Callable[[str], str | None]) -> tuple[str, ...]:
     seen: set[str] = set()
     out: list[str] = []
-    for raw in dict.fromkeys(_HREF_XPATH(root)):  # most pages repeat their links (sidebar, breadcrumbs, body)
+    hrefs = (href for el in root.iter("a", "area") if (href := el.get("href")) is not None)
+    for raw in dict.fromkeys(hrefs):  # most pages repeat their links (sidebar, breadcrumbs, body)
         absolute = resolve(raw)
         if absolute is not None and absolute not in seen:
             seen.add(absolute)
