@@ -94,8 +94,14 @@ def with_elsewhere(own: Mapping[str, PageLink], elsewhere: Iterable[str], anchor
 
 
 def _inside(a: etree._Element, ident: str) -> bool:
-    """Whether the link ``a`` lies in the element with id (or name) ``ident``."""
-    return any(ident in anchor_ids(el) for el in a.iterancestors()) or ident in anchor_ids(a)
+    """Whether the link ``a`` lies in the element with id (or name) ``ident`` (not empty)."""
+    return _lands_on(a, ident) or any(_lands_on(el, ident) for el in a.iterancestors())
+
+
+def _lands_on(el: etree._Element, ident: str) -> bool:
+    """``ident in anchor_ids(el)`` for an ``ident`` that is not empty, without building the list."""
+    lands: bool = el.get("id") == ident or (el.tag == "a" and el.get("name") == ident)
+    return lands
 
 
 def anchor_ids(el: etree._Element) -> list[str]:

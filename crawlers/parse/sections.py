@@ -278,7 +278,9 @@ class _SectionWalk:
         cur = self.cur
         ident = el.get("id")
         links = self.links
-        start = starts_section(el, cur, links) if links and len(self.opened) < MAX_SECTIONS else None
+        # only an element with an id or a name may start one: the rest (most of a page) is not asked
+        start = (starts_section(el, cur, links) if links and (ident or tag == "a") and len(self.opened) < MAX_SECTIONS
+                 else None)
         if (ident and cur.anchor is None and tag == "section" and cur is not self.preamble and ident in self.anchors
                 and next(el.iter(*HEADINGS), None) is None):
             # Javadoc: <h1>Class X</h1> (no id), then <section id="class-description"> with no heading of its
