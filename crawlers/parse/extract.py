@@ -24,7 +24,7 @@ from crawlers.model import SourceType
 from crawlers.page_text import OUTSIDE
 from crawlers.parse.anchor_sections import linked_here, with_elsewhere
 from crawlers.parse.chrome import body_chrome, main_region
-from crawlers.parse.html import MAX_DEPTH, link_text, nested_too_deep, parse_html
+from crawlers.parse.html import MAX_DEPTH, in_document, link_text, nested_too_deep, parse_html
 from crawlers.parse.mentions import RawMention, page_mentions
 from crawlers.parse.section_text import ExtractedSection
 from crawlers.parse.sections import walk_sections
@@ -173,13 +173,13 @@ def _split(root: etree._Element, main: etree._Element, chrome: frozenset[etree._
 
 def _base(root: etree._Element, url: str) -> str:
     """What the page's relative links are resolved against: its first ``<base href>``, else ``url``."""
-    href = next((h for el in root.iter("base") if (h := el.get("href")) is not None), None)
+    href = next((h for el in in_document(root, "base") if (h := el.get("href")) is not None), None)
     return urljoin(url, href.strip()) if href is not None else url
 
 
 def _canonical_href(root: etree._Element) -> str | None:
     """The ``href`` of the page's first ``<link rel="canonical">`` (``rel`` is a list of words)."""
-    for link in root.iter("link"):
+    for link in in_document(root, "link"):
         href: str | None = link.get("href")
         rel: str | None = link.get("rel")
         if href is not None and rel is not None and " canonical " in f" {rel.translate(_CANONICAL_CASE)} ":
@@ -233,7 +233,7 @@ def _absolute(raw: str, base_page: str, base_dir: str) -> str | None:
 def _links(root: etree._Element, resolve: Callable[[str], str | None]) -> tuple[str, ...]:
     seen: set[str] = set()
     out: list[str] = []
-    hrefs = (href for el in root.iter("a", "area") if (href := el.get("href")) is not None)
+    hrefs = (href for el in in_document(root, "a", "area") if (href := el.get("href")) is not None)
     for raw in dict.fromkeys(hrefs):  # most pages repeat their links (sidebar, breadcrumbs, body)
         absolute = resolve(raw)
         if absolute is not None and absolute not in seen:

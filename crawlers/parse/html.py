@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterator
 
 from lxml import etree
 
@@ -105,6 +106,14 @@ def parse_html(html: bytes | str, encoding: str | None) -> etree._Element | None
     if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
         root.set(_TOO_DEEP, "1")  # read back by nested_too_deep(); the parser's error log is gone by then
     return root
+
+
+def in_document(root: etree._Element, *tags: str) -> Iterator[etree._Element]:
+    """The elements named ``tags`` anywhere in ``root``'s document, as an XPath ``//a`` finds them: libxml2 puts what a
+    page has after its ``</html>`` (a link a template appended) in a second ``<html>`` beside the root, where a browser
+    shows it at the end of the body."""
+    for top in (root, *root.itersiblings()):
+        yield from top.iter(*tags)
 
 
 def nested_too_deep(root: etree._Element) -> bool:

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 
 from crawlers.errors import AnchorMapError
+from crawlers.model import AnchorMap
+from crawlers.texts import read_mentions
 from docbot.errors import IndexMissing
 from docbot.indexing.bm25 import Lexical, build_lexical, chunks_hash
-from docbot.indexing.generations import Generations, served_sites
+from docbot.indexing.chunk import Chunk
+from docbot.indexing.generations import Generation, Generations, served_sites
 from docbot.indexing.manifest import Manifest
-from docbot.indexing.ranking_data import RankingData
+from docbot.indexing.ranking_data import RankingData, Sources
 from docbot.indexing.view import IndexView, Loaded, PageTextTable, Vectors
 
 log = logging.getLogger(__name__)
@@ -76,7 +80,14 @@ class GenerationLoader:
                     lexical = build_lexical(manifest.chunks)  # another tokenizer built it: rebuild in memory
                 loaded = Loaded(site, generation.number, manifest.model, manifest.collection, manifest.chunks,
                                 {c.id: c for c in manifest.chunks}, lexical, amap,
-                                RankingData(generation.path, self._index.embedder), PageTextTable(generation))
+                                RankingData(generation.path, self._index.embedder,
+                                            _sources(generation, amap, manifest.chunks)),
+                                PageTextTable(generation))
                 self._loaded[site] = loaded
                 return loaded
             return None
+
+
+def _sources(generation: Generation, amap: AnchorMap, chunks: Sequence[Chunk]) -> Sources:
+    """What the generation's mention index is built again from, read when it is needed (:class:`RankingData`)."""
+    return lambda: (generation.load_texts(), amap, chunks, read_mentions(generation.mentions_file))

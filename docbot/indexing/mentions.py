@@ -94,6 +94,11 @@ class MentionIndex:
 
         replace_dir(directory, write)
 
+    @staticmethod
+    def saved(directory: Path) -> bool:
+        """Whether an index was saved in ``directory`` (by this docbot or another)."""
+        return (directory / META_FILE).is_file()
+
     @classmethod
     def load(cls, directory: Path) -> MentionIndex | None:
         """The saved index, or None when there is none (a site crawled before mentions were kept)."""

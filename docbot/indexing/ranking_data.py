@@ -5,12 +5,16 @@
 
 :class:`RankingData` builds both after the chunks (:func:`~docbot.indexing.build.index_generation` calls
 :meth:`RankingData.build`) and opens them on first use. A site crawled before mentions were kept has none; one indexed before heading vectors were
-kept has none either, and the ranker then embeds the paths it needs itself.
+kept has none either, and the ranker then embeds the paths it needs itself. A mention index another tokenizer built
+(:data:`docbot.text.words.TOKENIZER`: an index from an older docbot) is built again in memory from the generation's
+own files, as its chunks' BM25 is, when the caller says where they are (``sources``); left out, the ranker would lose
+what other pages say of every section, silently, until the next ``docbot index``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,19 +23,32 @@ from docbot.indexing.chunk import Chunk
 from docbot.indexing.mentions import MentionIndex
 from docbot.indexing.title_vectors import HeadingVectors
 
+log = logging.getLogger(__name__)
+
+# What a site's mention index is built from: its section texts, map, chunks and the crawl's mentions (None: none kept)
+Sources = Callable[[], tuple[Sequence[SectionText], AnchorMap, Sequence[Chunk], Sequence[Mention] | None]]
+
 
 class RankingData:
     """Mention indexes and heading vectors of the sites under ``directory``."""
 
-    def __init__(self, directory: Path, embedder: Any) -> None:
+    def __init__(self, directory: Path, embedder: Any, sources: Sources | None = None) -> None:
         self.directory = Path(directory)
         self.embedder = embedder
+        self.sources = sources  # where a mention index missing or stale is built again from
         self._mentions: dict[str, MentionIndex | None] = {}
         self._headings: dict[str, HeadingVectors | None] = {}
 
     def mentions(self, site: str) -> MentionIndex | None:
         if site not in self._mentions:
-            self._mentions[site] = MentionIndex.load(self.directory / "mentions" / site)
+            found = MentionIndex.load(self.directory / "mentions" / site)
+            if found is None and self.sources is not None and MentionIndex.saved(self.directory / "mentions" / site):
+                sections, amap, chunks, said = self.sources()
+                if said is not None:
+                    log.info("%s: its mention index was built by another docbot; built again in memory (`docbot index "
+                             "--site %s` saves it)", site, site)
+                    found = MentionIndex.build(said, sections, amap, chunks)
+            self._mentions[site] = found
         return self._mentions[site]
 
     def headings(self, site: str) -> HeadingVectors | None:

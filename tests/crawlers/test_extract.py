@@ -25,6 +25,13 @@ def test_links_resolve_against_base_and_skip_scripts() -> None:
     assert ex.canonical == "https://other.example.com/c.html"
 
 
+def test_a_link_after_the_closing_html_tag_is_a_link() -> None:
+    # a template that appends to a finished page: a browser shows the link at the end of the body, and libxml2 puts it
+    # in a second <html> beside the root, where a walk of the root alone missed it (the crawl never reached the page)
+    html = "<html><head><title>T</title></head><body><p>x</p></body></html><a href='portal.html'>portal</a>"
+    assert extract(html, URL).links == (URL.rsplit("/", 1)[0] + "/portal.html",)
+
+
 def test_extract_anchors_matches_extract_on_every_fixture() -> None:
     for path in sorted(FIXTURES.glob("*.html")):
         data = path.read_bytes()
