@@ -16,7 +16,7 @@ from typing import Any
 
 from crawlers.model import AnchorMap, SectionText
 from crawlers.texts import read_mentions
-from docbot.indexing.bm25 import build_lexical, chunks_hash
+from docbot.indexing.bm25 import Lexical, build_lexical, chunks_hash
 from docbot.indexing.chunk import Chunk, chunk_sections
 from docbot.indexing.generations import Generation, link_or_copy
 from docbot.indexing.index import Index, Progress
@@ -59,7 +59,10 @@ def index_generation(index: Index, generation: Generation, previous: Generation 
         index.check_model(site, old.model)
     before = RankingData(previous.path, index.embedder).headings(site) if previous is not None else None
     if old is not None and chunks_hash(old.chunks) == chunks_hash(chunks) and previous is not None:
-        _link_tree(previous.bm25_dir, generation.bm25_dir)  # nothing changed: share the vectors and BM25
+        if Lexical.load(previous.bm25_dir) is not None:  # nothing changed: share the vectors and BM25
+            _link_tree(previous.bm25_dir, generation.bm25_dir)
+        else:  # another docbot's tokenizer built it: this generation gets one of its own, not rebuilt on every load
+            build_lexical(chunks).save(generation.bm25_dir)
         _ranking_data(index, generation, sections, amap, chunks, before)
         Manifest(site, old.model, old.dim, old.collection, tuple(chunks)).write(generation)
         if progress:

@@ -45,8 +45,8 @@ class RankingData:
             if found is None and self.sources is not None and MentionIndex.saved(self.directory / "mentions" / site):
                 sections, amap, chunks, said = self.sources()
                 if said is not None:
-                    log.info("%s: its mention index was built by another docbot; built again in memory (`docbot index "
-                             "--site %s` saves it)", site, site)
+                    log.info("%s: its mention index was built by another docbot; built again in memory (the site's "
+                             "next index saves one)", site)
                     found = MentionIndex.build(said, sections, amap, chunks)
             self._mentions[site] = found
         return self._mentions[site]
