@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from crawlers.errors import BrowserUnavailable
 from crawlers.fetch.expand import expand_all
-from crawlers.fetch.limits import EXPAND_TIMEOUT, HEAP_MB, PAGE_TIMEOUT, RenderLimits
+from crawlers.fetch.limits import HEAP_MB, PAGE_TIMEOUT, RenderLimits
 from crawlers.fetch.virtual import ReadList, VirtualList, read_virtual
 
 log = logging.getLogger(__name__)
@@ -225,7 +225,7 @@ class Browser:
         return (read.items if read is not None else ()), "; ".join(s for s in short if s) or None
 
     async def _read_virtual(self, url: str, handle: str, expand: str, virtual: VirtualList | None,
-                            budget: float = EXPAND_TIMEOUT) -> ReadList | None:
+                            budget: float) -> ReadList | None:
         """The items of the page's virtualized list, when it renders one, each expanded while mounted."""
         if virtual is None or not await self._call(self._in_tab, handle, _PRESENT_JS, virtual.root):
             return None

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any
+
+from crawlers.fetch.virtual import Step
 
 log = logging.getLogger(__name__)
 
@@ -26,10 +26,7 @@ return found.length;
 """
 _COLLAPSED_JS = "return document.querySelectorAll(arguments[0]).length;"  # run once the clicks' task has ended
 
-Script = Callable[..., Awaitable[Any]]  # runs a script in the tab, returns what it returned
-
-
-async def expand_all(run: Script, run_busy: Script, url: str, selector: str, budget: float) -> str | None:
+async def expand_all(run: Step, run_busy: Step, url: str, selector: str, budget: float) -> str | None:
     """Click every control matching ``selector`` (``run``: a script in the tab; ``run_busy``: one answered once the
     page's task of clicks has ended, waited on up to ``budget``). Returns what was left collapsed when the budget ran
     out, a phrase for the log (the fetcher says which setting gives it more); anything else left is logged here."""

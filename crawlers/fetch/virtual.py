@@ -100,7 +100,7 @@ const read = () => {
 read();
 """
 
-Step = Callable[..., Awaitable[Any]]  # runs an async script in the tab, returns what it answered
+Step = Callable[..., Awaitable[Any]]  # runs a script in the tab (and awaits it), returns what it answered
 
 
 async def read_virtual(step: Step, url: str, virtual: VirtualList, expand: str | None, budget: float) -> ReadList:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, replace
 from functools import partial
 
-from docbot.answering.units import Source, answerable, clip, is_label, lead, norm, trim_code, units
+from docbot.answering.units import Source, answerable, clip, is_label, lead, never_a_fact, norm, trim_code, units
 from docbot.text.words import tokenize
 
 log = logging.getLogger(__name__)
@@ -39,6 +39,7 @@ MAX_SOURCES = 3  # sources that carry facts; the rest are "see also"
 TOKEN_BUDGET = 900  # what an LLM sees of the facts (about 4 characters a token)
 CHARS_PER_TOKEN = 4
 MAX_CODE_FACTS = 2  # code blocks in one answer
+LIST_WORDS = 40  # an introduction brings the list items after it up to about this many words
 PAIR_WORDS = 90  # a fact takes the next sentence too when both are relevant and together this short
 MIN_WORDS = 5  # shorter prose is a label or a fragment, not a fact (list items may be shorter)
 MIN_FRAGMENT_WORDS = 8  # prose without a sentence's end is a fact only from this long: shorter, it is a caption,
@@ -98,7 +99,7 @@ def _candidates(source: Source, question: str) -> list[_Unit]:
     for i, (text, code, item) in enumerate(units(source.text)):
         if code or (answerable(text, source, question) and (item or _prose_fact(text))):
             found.append(_Unit(source.n, i, text, code, item, frozenset(tokenize(text))))
-        elif item and is_label(text) and answerable(text + ".", source, question):
+        elif item and is_label(text) and not never_a_fact(text, source, question):
             found.append(_Unit(source.n, i, text, code, item, frozenset(tokenize(text)), follower=True))
     for k in range(len(found) - 1):
         intro, block = found[k], found[k + 1]
@@ -107,17 +108,16 @@ def _candidates(source: Source, question: str) -> list[_Unit]:
             found[k], found[k + 1] = replace(intro, terms=both, lead_in=True), replace(block, terms=both)
         elif intro.text.rstrip().endswith(":") and not intro.code and not intro.item and block.follower \
                 and block.position == intro.position + 1:  # "Several pytest plugins support this:" and the plugins
-            names = [i for i in _items_after(found, k) if i.follower]  # items that are facts alone keep their words
+            names = [i for i in _list_items(found[k + 1:]) if i.follower]  # items that are facts alone keep theirs
             found[k] = replace(intro, terms=intro.terms.union(*(i.terms for i in names)))
     return found
 
 
-def _items_after(found: Sequence[_Unit], k: int) -> list[_Unit]:
-    """The list items right after ``found[k]`` that an introduction brings (:func:`_extend`: up to about 40 words)."""
+def _list_items(following: Sequence[_Unit]) -> list[_Unit]:
+    """The list items an introduction brings: those that follow it, until about :data:`LIST_WORDS` words."""
     items: list[_Unit] = []
-    for u in found[k + 1:]:
-        if not u.item or u.position != found[k].position + 1 + len(items) \
-                or sum(len(i.text.split()) for i in items) > 40:
+    for u in following:
+        if not u.item or sum(len(i.text.split()) for i in items) > LIST_WORDS:
             break
         items.append(u)
     return items
@@ -196,11 +196,7 @@ def _extend(chosen: _Unit, by_source: Sequence[_Unit], relevant: Callable[[_Unit
         return text, False, [chosen]
     if after and after.code and code_ok:
         return f"{text}\n\n{trim_code(after.text)}", True, [chosen, after]
-    items: list[_Unit] = []
-    for u in following:
-        if not u.item or sum(len(i.text.split()) for i in items) > 40:
-            break
-        items.append(u)
+    items = _list_items(following)
     if not items:
         return text, False, [chosen]
     return f"{text} " + "; ".join(clip(i.text) for i in items), False, [chosen, *items]

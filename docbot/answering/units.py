@@ -123,24 +123,26 @@ def norm(text: str) -> str:
 def answerable(text: str, source: Source, question: str = "") -> bool:
     """False for a question, a heading echo, navigation, a bare signature or label, a URL, a data sample:
     never a fact."""
+    return not never_a_fact(text, source, question) and not is_label(text)
+
+
+def never_a_fact(text: str, source: Source, question: str = "") -> bool:
+    """A question, a heading echo, navigation, a bare signature, a URL, a data sample: never a fact, alone or read
+    with what comes before it (a label may be: a list's bare name, with the introduction of its list)."""
     words = text.split()
     if not words or not any(c.isalpha() for c in text):
-        return False
+        return True
     if text.rstrip().endswith("?") and norm(text) not in norm(question):
-        return False
+        return True
     if norm(text) in {norm(h) for h in (source.title, *source.path) if h}:
-        return False
+        return True
     if len(words) <= 8 and (_NAVIGATION.match(text) or _NAV_MARKS.search(text)):
-        return False
+        return True
     if _SIGNATURE.match(text) and not text.endswith("."):
-        return False
+        return True
     if _VERSION_NOTE.match(text) and "version" not in question.lower():
-        return False
-    if _PROSE_URL.search(text):
-        return False
-    if is_sample(text):  # a sample inside a paragraph of prose ("Example response: {"Id": …}")
-        return False
-    return not is_label(text)
+        return True
+    return bool(_PROSE_URL.search(text)) or is_sample(text)  # a sample inside prose ("Example response: {"Id": …}")
 
 
 def is_label(text: str) -> bool:

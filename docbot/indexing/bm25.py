@@ -128,14 +128,25 @@ class Lexical:
 
         replace_dir(directory, write)
 
+    @staticmethod
+    def _meta(directory: Path) -> dict[str, Any] | None:
+        """The saved index's record, when it is readable and this tokenizer built it."""
+        try:
+            meta: dict[str, Any] = json.loads((directory / META_FILE).read_text(encoding="utf-8"))
+        except (FileNotFoundError, json.JSONDecodeError):
+            return None
+        return meta if meta.get("tokenizer") == TOKENIZER else None
+
+    @classmethod
+    def usable(cls, directory: Path) -> bool:
+        """Whether :meth:`load` would read the index in ``directory`` (without reading it)."""
+        return cls._meta(directory) is not None
+
     @classmethod
     def load(cls, directory: Path) -> Lexical | None:
         """The saved index, or None when there is none, it is unreadable or another tokenizer built it."""
-        try:
-            meta = json.loads((directory / META_FILE).read_text(encoding="utf-8"))
-        except (FileNotFoundError, json.JSONDecodeError):
-            return None
-        if meta.get("tokenizer") != TOKENIZER:
+        meta = cls._meta(directory)
+        if meta is None:
             return None
         retriever = bm25s.BM25.load(str(directory)) if meta["ids"] else None
         return cls(list(meta["ids"]), str(meta["set_hash"]), retriever)

@@ -59,7 +59,7 @@ def index_generation(index: Index, generation: Generation, previous: Generation 
         index.check_model(site, old.model)
     before = RankingData(previous.path, index.embedder).headings(site) if previous is not None else None
     if old is not None and chunks_hash(old.chunks) == chunks_hash(chunks) and previous is not None:
-        if Lexical.load(previous.bm25_dir) is not None:  # nothing changed: share the vectors and BM25
+        if Lexical.usable(previous.bm25_dir):  # nothing changed: share the vectors and BM25
             _link_tree(previous.bm25_dir, generation.bm25_dir)
         else:  # another docbot's tokenizer built it: this generation gets one of its own, not rebuilt on every load
             build_lexical(chunks).save(generation.bm25_dir)
