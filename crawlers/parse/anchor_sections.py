@@ -22,6 +22,7 @@ heading's text is that heading's section.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import takewhile
@@ -38,6 +39,9 @@ from crawlers.parse.section_text import OpenSection
 # text of their own (before a heading, or where a heading's section already starts).
 MIN_ANCHOR_SECTION_CHARS = 30
 MAX_ANCHOR_TITLE = 80
+# A first line that is only a mark ("[*]", "[12]", "†", "1."): a footnote's label, which names nothing ("See also
+# Memory Usage › [*]"); such a section is titled by the line after it.
+_MARK = re.compile(r"^[\[(]?[^\w\s]{0,3}\d{0,4}[^\w\s]{0,3}[\])]?$")
 MAX_CONTAINER_CLIMB = 5  # parents a marker may open (a <p> in an <li> in a <ul>…)
 ANCHOR = "anchor"  # the kind of such a section (beside "heading" and "api")
 # Elements that start a section by their own id (a marker without text starts one whatever its tag).
@@ -233,12 +237,14 @@ def _fold(sec: OpenSection, back: OpenSection, opened: list[OpenSection], opens:
 
 
 def anchor_title(sec: OpenSection, link: str) -> str:
-    """The section's first line (a term, a signature, a caption), cut at a word past :data:`MAX_ANCHOR_TITLE`;
-    the words the page links to it with only when it has no line of text: those are as often "above" or "see
-    here" as a name (git's "see <a href="#configaccessmethod">above</a>")."""
-    first = next((line.strip() for block, _ in sec.blocks for line in block.splitlines()
-                  if line.strip() and not line.startswith("```")), "")
-    first = first.removeprefix("- ").strip()
+    """The section's first line (a term, a signature, a caption; past a footnote's mark, see :data:`_MARK`), cut at a
+    word past :data:`MAX_ANCHOR_TITLE`; the words the page links to it with only when it has no line of text: those
+    are as often "above" or "see here" as a name (git's "see <a href="#configaccessmethod">above</a>")."""
+    lines = (line.strip().removeprefix("- ").strip() for block, _ in sec.blocks for line in block.splitlines()
+             if line.strip() and not line.startswith("```"))
+    first = next(lines, "")
+    if first and _MARK.match("".join(first.split())):
+        first = next(lines, first)
     if len(first) <= MAX_ANCHOR_TITLE:
         return first or link[:MAX_ANCHOR_TITLE]
     return first[:MAX_ANCHOR_TITLE].rsplit(" ", 1)[0] + "…"

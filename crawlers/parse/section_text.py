@@ -17,6 +17,8 @@ from crawlers.parse.html import LINK_LIST_MIN_CHARS, LINK_LIST_SHARE
 
 MAX_SECTION_CHARS = 200_000  # clean text kept per section
 LINK_LIST_PROSE_WORDS = 5  # what a section of links keeps: its sentences of prose, not its links
+CELL = "\x1f"  # where a table cell starts in a row read as one line (crawlers.parse.sections.ROW_CHARS)
+CELL_SEPARATOR = " — "  # what separates a row's cells in its line: "crontab() — Execute every minute."
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +71,11 @@ class OpenSection:
     def flush(self) -> None:
         if not self.inline:
             return
-        text = " ".join("".join(self.inline).split())
+        joined = "".join(self.inline)
+        if CELL in joined:  # the row's cells with text, each on one line (str.split() takes CELL for a space)
+            text = CELL_SEPARATOR.join(cell for cell in (" ".join(part.split()) for part in joined.split(CELL)) if cell)
+        else:
+            text = " ".join(joined.split())
         self.inline.clear()
         if text:
             self.add(self.prefix + text, bool(self.prefix))

@@ -25,7 +25,7 @@ from crawlers.parse.api_entries import API_DL, ENTRY_PART_TITLES, api_heading, e
 from crawlers.parse.chrome import chrome_free_text, chrome_free_text_raw, is_chrome
 from crawlers.parse.heading_anchors import marker_ids, resolve_heading
 from crawlers.parse.html import BLOCKS, HEADINGS, holds_lines, lines_of, link_text, text_of
-from crawlers.parse.section_text import ExtractedSection, OpenSection, finish_sections
+from crawlers.parse.section_text import CELL, ExtractedSection, OpenSection, finish_sections
 
 MAX_SECTIONS = 20_000  # sections kept per page; the rest of a runaway page is ignored
 _TITLE_TAILS = (" - ", " — ", " – ", " | ", " · ", " :: ", ": ")  # what separates a page's name from the site's
@@ -39,6 +39,13 @@ START_ACTIONS: dict[str, int] = {
     "code": _CODE, "kbd": _CODE, "samp": _CODE, "tt": _CODE, "var": _CODE,
 }
 END_BREAKS = BLOCKS | {"li", "dt"}
+# A table row whose cells hold paragraphs, of at most this many characters (whitespace not counted) and with no
+# heading, code block or table inside, is one line of text, its cells joined by CELL_SEPARATOR: Sphinx writes each
+# cell's text as a paragraph, and read as paragraphs a row's "Execute every minute (!) at Sundays." lost the
+# `crontab(day_of_week='sunday')` it describes. A longer row is a layout table's (a page laid out in cells) and keeps
+# its paragraphs.
+ROW_CHARS = 600
+_NOT_IN_A_LINE = ("pre", "table", *HEADINGS)
 
 
 def _is_banner(h1: etree._Element) -> bool:
@@ -128,6 +135,7 @@ class _SectionWalk:
         self.stack: list[OpenSection] = []
         self.cur = self.preamble
         self.li_depth = 0
+        self.rows: list[etree._Element] = []  # the table rows being read as one line each (innermost last)
         self.at_start: list[OpenSection] = []  # anchor sections that started where their heading's section starts
         self.ended: list[OpenSection] = []  # of them, the one that ended at the latest anchor start or since
         self.walker = etree.iterwalk(main, events=("start", "end"))
@@ -197,11 +205,17 @@ class _SectionWalk:
         """An element's end: a block ends its line; an API entry list or a linked block ends its sections."""
         cur, stack = self.cur, self.stack
         if el.tag in END_BREAKS:
-            if cur.inline:
-                cur.flush()
-            if el.tag == "li":
-                self.li_depth = max(0, self.li_depth - 1)
-            elif el.tag == "dl" and stack and any(s.dl is el for s in stack):
+            rows = self.rows
+            if rows and rows[-1] is not el:  # inside a row read as one line, a block's end is a space
+                cur.inline.append(" ")
+            else:
+                if rows:
+                    rows.pop()
+                if cur.inline:
+                    cur.flush()
+                if el.tag == "li":
+                    self.li_depth = max(0, self.li_depth - 1)
+            if el.tag == "dl" and stack and any(s.dl is el for s in stack):
                 self.end_anchors()
                 while stack:
                     if stack.pop().dl is el:
@@ -320,7 +334,12 @@ class _SectionWalk:
         if action == _PRE:
             self.add_code(_pre_code(el))
             return
-        if action == _ITEM:
+        if self.rows and action in (_ITEM, _BLOCK, _ENTRY, _CELL):  # inside a row read as one line
+            if tag in ("td", "th"):
+                cur.inline.append(CELL)
+            else:
+                cur.inline.append(" ")
+        elif action == _ITEM:
             if cur.inline:
                 cur.flush()
             self.li_depth += 1
@@ -329,6 +348,8 @@ class _SectionWalk:
             cur.inline.append(" ")
         elif cur.inline:  # a block (or a dt that opens no entry)
             cur.flush()
+        if tag == "tr" and _one_line(el):
+            self.rows.append(el)
         text = el.text
         if text and (cur.inline or not text.isspace()):
             cur.inline.append(text)
@@ -340,6 +361,19 @@ class _SectionWalk:
             self.cur.flush()
         if code:
             self.cur.add(f"```\n{code}\n```")
+
+
+def _one_line(row: etree._Element) -> bool:
+    """Whether a table row is read as one line of text (see :data:`ROW_CHARS`): a short row whose cells hold
+    paragraphs (or other blocks). A row of bare cells is one line already, its cells joined by spaces
+    (GTK-Doc's "GArray * g_array_new ()")."""
+    blocks = False
+    for node in row.iterdescendants():
+        tag = node.tag
+        if tag in _NOT_IN_A_LINE:
+            return False
+        blocks = blocks or tag in END_BREAKS
+    return blocks and len("".join(text_of(row).split())) <= ROW_CHARS
 
 
 def _doxygen_code(fragment: etree._Element) -> str:

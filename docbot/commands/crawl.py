@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from crawlers.crawl import CrawlConfig, CrawlResult
+from crawlers.fetch import FetchError
 from crawlers.model import AnchorMap, map_path
 from docbot.commands.args import positive_float, positive_int, site_name, start_url
 from docbot.config import Settings, SiteConfig
@@ -19,6 +20,7 @@ from docbot.refresh import change_lists, listed
 from docbot.updating import update_site
 
 MAX_LISTED = 8  # items per change list in the text summary
+SKIPPED = frozenset({FetchError.NOT_HTML})  # error kinds the summary lists as skipped links, not as errors
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -105,10 +107,13 @@ def summary_text(config: CrawlConfig, result: CrawlResult, settings: Settings, s
         f"  requests: {s.requests} ({s.fetched} parsed, {s.not_modified} not modified, {s.failed} failed, "
         f"{s.skipped} skipped)",
     ]
-    if r.errors:
-        lines.append("  errors:   " + ", ".join(f"{k} {v}" for k, v in r.errors.items()))
-        for kind, urls in r.error_samples.items():
-            lines.append(f"    {kind}: {', '.join(urls[:3])}")
+    # a link to a file that is no HTML page (a Sphinx page's "Show Source" .txt, a PDF) is skipped, not an error
+    for label, counts in (("errors:  ", {k: v for k, v in r.errors.items() if k not in SKIPPED}),
+                          ("skipped: ", {k: v for k, v in r.errors.items() if k in SKIPPED})):
+        if counts:
+            lines.append(f"  {label} " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+            for kind in counts:
+                lines.append(f"    {kind}: {', '.join(r.error_samples.get(kind, ())[:3])}")
     for title, items in change_lists(r.to_json()):  # named and worded as in the refresh report
         lines += listed(f"  {title} ({len(items)}):", items, MAX_LISTED, "    ", "use --json")
     lines.append(f"  map:      {map_path(settings.anchor_maps, config.site)}")

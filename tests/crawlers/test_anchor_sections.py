@@ -166,3 +166,16 @@ def test_entries_the_table_of_contents_lists_are_sections_when_their_heading_has
     ex = extract(page[:footer] + "</body></html>", SQLITE_URL)
     assert {s.anchor: s.title for s in ex.sections if s.kind == "anchor"} == SQLITE_ENTRIES
     assert by_id(ex, "descriptions_of_built_in_scalar_sql_functions").text == ""
+
+
+def test_a_footnote_is_titled_by_its_text_not_its_mark() -> None:
+    # titled "[*]", a footnote read "See also Memory Usage › [*]" in an answer (Celery's docs)
+    html = b"""<html><head><title>Optimizing</title></head><body>
+    <section id="memory-usage"><h2>Memory Usage</h2>
+    <p>Workers grow <a class="footnote-reference brackets" href="#id4" id="id3">*</a>.</p><p>More text here.</p>
+    <aside class="footnote brackets" id="id4" role="doc-footnote"><span class="label"><span class="fn-bracket">[</span>*
+    <span class="fn-bracket">]</span></span><p>The chapter is available to read for free here.</p></aside>
+    </section></body></html>"""
+    note = by_id(extract(html, "http://127.0.0.1:8000/optimizing.html"), "id4")
+    assert note.kind == "anchor" and note.title == "The chapter is available to read for free here."
+    assert note.path[-2:] == ("Memory Usage", "The chapter is available to read for free here.")

@@ -108,6 +108,14 @@ def test_python_asyncio_gather_is_an_api_section() -> None:
     assert ex.title == "Coroutines and Tasks"
 
 
+def test_python_docs_table_rows_are_lines() -> None:
+    # a row's cells are paragraphs in Sphinx's HTML: an answer must be able to quote the row, not half of it
+    ex = _extract(PYTHON_DOCS, "library/stdtypes.html")
+    ops = _section_for(ex, "boolean-operations-and-or-not")
+    assert ops is not None
+    assert "x or y — if x is false, then y, else x — (1)" in ops.text.split("\n\n")
+
+
 def test_python_docs_every_section_anchor_is_a_page_anchor() -> None:
     if not PYTHON_DOCS.is_dir():
         pytest.skip(f"{PYTHON_DOCS} is missing — install python3.11-doc")

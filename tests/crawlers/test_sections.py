@@ -173,3 +173,30 @@ def test_code_laid_out_in_elements_is_a_code_block_and_inline_code_stays_in_its_
         '```\n[\n  {\n    "Id": "8dfafdbc3a40",\n    "State": "running",\n    "Status": "Up 2 hours",\n'
         '    "Labels": { }\n  }\n]\n```',
     ]
+
+
+def test_a_table_row_whose_cells_hold_paragraphs_is_one_line() -> None:
+    # Sphinx writes each cell as a paragraph: read as paragraphs, an answer quoted "Execute every minute (!) at
+    # Sundays." without the expression it describes
+    html = b"""<html><head><title>Periodic Tasks</title></head><body>
+    <section id="crontab-schedules"><h2>Crontab schedules</h2><p>Some examples:</p>
+    <table class="docutils"><tbody>
+    <tr><td><p><strong>Example</strong></p></td><td><p><strong>Meaning</strong></p></td></tr>
+    <tr><td><p><code>crontab(day_of_week='sunday')</code></p></td><td><p>Execute every minute (!) at Sundays.</p></td></tr>
+    <tr><td><dl class="simple"><dt><code>crontab(minute='*/10',</code></dt><dd><p><code>hour='3,17,22')</code></p></dd></dl>
+    </td><td><p>Execute every ten minutes,</p><ul><li>between 3-4 am</li><li>and 5-6 pm.</li></ul></td><td><p></p></td></tr>
+    </tbody></table>
+    <table><tr><td class="function_type">GArray *</td><td class="function_name"><a href="#new">g_array_new</a> ()</td></tr></table>
+    <table><tr><td><p>A page laid out in a table.</p><p>""" + b"Its second paragraph is long. " * 30 + b"""</p></td></tr></table>
+    <table><tr><td><p>Example</p></td><td><pre>crontab()</pre></td></tr></table>
+    <p>After the tables.</p></section></body></html>"""
+    text = by_anchor(extract(html, URL), "crontab-schedules").text
+    lines = text.split("\n\n")
+    assert "Example — Meaning" in lines
+    assert "crontab(day_of_week='sunday') — Execute every minute (!) at Sundays." in lines
+    # a cell's blocks are one stretch of it; an empty cell adds no separator
+    assert "crontab(minute='*/10', hour='3,17,22') — Execute every ten minutes, between 3-4 am and 5-6 pm." in lines
+    assert "GArray * g_array_new ()" in lines  # bare cells were one line already, joined by spaces
+    # a long row is a layout table's and a row holding code keeps its blocks: its paragraphs stay paragraphs
+    assert "A page laid out in a table." in lines and "```\ncrontab()\n```" in lines
+    assert lines[-1] == "After the tables."

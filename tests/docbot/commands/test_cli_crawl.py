@@ -58,6 +58,24 @@ def test_crawl_json_writes_map_and_reports(tmp_path: Path, capsys: pytest.Captur
         assert code == 0 and json.loads(out)["start_url"] == base  # the URL comes from the map
 
 
+def test_summary_lists_links_to_files_that_are_no_pages_as_skipped_not_as_errors(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # every Sphinx page links its "Show Source" .txt: 219 of them on Celery's docs read as errors
+    write_site(tmp_path / "site")
+    (tmp_path / "site" / "_sources").mkdir()
+    (tmp_path / "site" / "_sources" / "guide.rst.txt").write_text("Guide\n=====\n", encoding="utf-8")
+    (tmp_path / "site" / "guide" / "index.html").write_text(
+        '<html><head><title>Guide</title></head><body><h1 id="guide">Guide</h1><a href="../_sources/guide.rst.txt">'
+        'Show Source</a> <a href="../gone.html">gone</a></body></html>', encoding="utf-8")
+    (tmp_path / "docbot.toml").write_text("", encoding="utf-8")
+    with serve_directory(tmp_path / "site") as base:
+        code, out, _ = run(tmp_path, capsys, base, "--site", "tiny", "--exclude", "private/*")
+    assert code == 0
+    lines = out.splitlines()
+    assert "  errors:   not_found 1" in lines and f"    not_found: {base}gone.html" in lines
+    assert "  skipped:  not_html 1" in lines and f"    not_html: {base}_sources/guide.rst.txt" in lines
+
+
 def test_crawl_takes_url_and_patterns_from_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_site(tmp_path / "site")
     with serve_directory(tmp_path / "site") as base:
