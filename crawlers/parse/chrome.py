@@ -20,8 +20,8 @@ CHROME_CLASSES = frozenset(
     theme-edit-this-page edit-this-page edit-page theme-doc-toc-mobile theme-doc-breadcrumbs
     pagination-nav rst-footer-buttons sourcelink this-page-menu navheader navfooter table-of-contents
     theme-doc-toc-desktop topNav bottomNav subNav rightside srclink hideme
-    listing_lines linenos lineno footer navpath nav-panel""".split()  # line-number columns; Doxygen's footer and
-)  # path bar; Texinfo 7's node navigation
+    listing_lines linenos lineno footer navpath nav-panel viewcode-link viewcode-back""".split()  # line-number
+)  # columns; Doxygen's footer and path bar; Texinfo 7's node navigation; Sphinx's "[source]" and "[docs]" links
 ANCHOR_LINK_CLASSES = frozenset({"anchor", "anchor-link", "toc-anchor", "header-anchor"})
 BODY_CHROME_TAGS = frozenset({"header", "aside"})
 _MAIN_PRIORITY = ("role", "main", "main-content", "body", "article", "md-content", "content", "document", "contents")

@@ -55,3 +55,16 @@ def test_texinfo_the_table_of_contents_is_not_the_page_and_node_navigation_is_ch
     assert quoting.anchor == "Quoting" and "Quoting-1" in quoting.aliases  # the id the manual's own links use
     assert quoting.text == "Quoting removes the special meaning of characters to the shell."  # no "Next: …, Up: …"
     assert any(s.text.startswith("This manual describes") for s in ex.sections)
+
+
+def test_sphinx_viewcode_source_links_are_chrome() -> None:
+    # Celery's API reference: the signature read "class celery.chain(*tasks, **kwargs)[source]" in answers
+    html = b"""<html><head><title>celery</title></head><body><div role="main">
+    <h1 id="celery">celery</h1><dl class="py class"><dt class="sig sig-object py" id="celery.chain">
+    <em class="property"><span class="pre">class</span> </em><span class="sig-prename descclassname">
+    <span class="pre">celery.</span></span><span class="sig-name descname"><span class="pre">chain</span></span>
+    <span class="sig-paren">(</span><em class="sig-param"><span class="pre">*tasks</span></em><span class="sig-paren">)</span>
+    <a class="reference internal" href="_modules/celery/canvas.html#chain"><span class="viewcode-link">
+    <span class="pre">[source]</span></span></a></dt><dd><p>Chain tasks together.</p></dd></dl></div></body></html>"""
+    chain = by_anchor(extract(html, "http://127.0.0.1:8000/reference/celery.html"), "celery.chain")
+    assert "[source]" not in chain.text and "Chain tasks together." in chain.text
