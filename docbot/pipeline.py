@@ -244,7 +244,8 @@ class Pipeline:
         """The gate's decision on retrieval's evidence and the confidence in the primary section."""
         freq, docs = q.view.stats.doc_freq(found.sites)
         # One site by now whenever anything was retrieved (several only when nothing was: no hits, refused).
-        decision = decide(found.query, found.retrieval, freq, docs, q.view.stats.baseline(found.sites[0]), self.gate)
+        decision = decide(found.query, found.retrieval, freq, docs, q.view.stats.baseline(found.sites[0], found.query),
+                          self.gate)
         evidence_of = signals(decision.relevance, chosen.named, [h.score for h in found.retrieval.hits])
         return _Verdict(decision, chosen.named, evidence_of, self.calibrator.probability(evidence_of))
 
@@ -339,7 +340,7 @@ class Pipeline:
         view = self.views.current()
         freq, docs = view.stats.doc_freq([site])
         raw = evidence(text, view.retriever.search(text, k=self.k, sites=[site]), freq, docs)
-        return raw.minus(view.stats.baseline(site))
+        return raw.minus(view.stats.baseline(site, text))
 
     def section_text(self, site: str, deep_url: str) -> str | None:
         """The indexed text of one section (``None`` when the site or section is not indexed)."""

@@ -23,7 +23,9 @@ to the probes' mean. A BM25 score is a sum of IDF weights, and IDF grows with
 the size of the site, so a site's scores are the same evidence times that site's
 own scale: a difference kept the scale (a 712-chunk site's answerable questions
 scored 2.5 over its probes where a large site's score 6 over theirs, and were
-refused), a ratio drops it. Coverage and
+refused), a ratio drops it. BM25 also sums over the question's words, so a question
+shorter than the probes meets them cut to its length
+(:meth:`docbot.answering.site_stats.SiteStats.lexical_floor`). Coverage and
 the unknown share are shares of the question's own words and mean the same on
 any site, so they are taken as they are: subtracting the probes' values there
 measured the size of the site's vocabulary, which made answerable questions on

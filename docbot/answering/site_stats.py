@@ -9,10 +9,24 @@ site (:data:`~docbot.answering.gate.PROBES`, its own noise floor), and which sec
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from itertools import combinations
+from statistics import fmean
 
 from crawlers.model import AnchorMap
 from docbot.answering.gate import PROBES, Evidence, evidence
 from docbot.retrieval.hybrid import Hit, Retriever, site_doc_freq
+from docbot.text.words import tokenize
+
+
+def terms(text: str) -> int:
+    """How many distinct words of ``text`` retrieval searches with (stop words left out)."""
+    return len(dict.fromkeys(tokenize(text)))
+
+
+def _words(probe: str) -> list[str]:
+    """The probe's words that retrieval searches with, as written ("bake", "sourdough", "bread", "home")."""
+    return [w for w in probe.split() if tokenize(w)]
 
 
 class SiteStats:
@@ -24,6 +38,8 @@ class SiteStats:
         self.k = k  # sections each probe retrieves, as a question does
         self._df: dict[str, tuple[dict[str, int], int]] = {}
         self._baselines: dict[str, Evidence] = {}
+        self._probes: dict[str, list[Evidence]] = {}
+        self._floors: dict[tuple[str, int], float] = {}
         self._title_pages: dict[str, dict[str, int]] = {}  # per site: section title → pages that carry it
 
     def doc_freq(self, sites: Sequence[str]) -> tuple[dict[str, int], int]:
@@ -40,14 +56,39 @@ class SiteStats:
             self._df[key] = (freq, docs)
         return self._df[key]
 
-    def baseline(self, site: str) -> Evidence:
-        """The gate's evidence for everyday off-topic questions on ``site``: its own noise floor."""
+    def baseline(self, site: str, question: str | None = None) -> Evidence:
+        """The gate's evidence for everyday off-topic questions on ``site``: its own noise floor. For a
+        ``question`` of fewer words than a probe, its BM25 floor is that of the probes cut to as many words
+        (:meth:`lexical_floor`)."""
         if site not in self._baselines:
             freq, docs = self.doc_freq([site])
-            self._baselines[site] = Evidence.mean([
-                evidence(probe, self.retriever.search(probe, k=self.k, sites=[site]), freq, docs) for probe in PROBES
-            ])
-        return self._baselines[site]
+            self._probes[site] = [evidence(probe, self.retriever.search(probe, k=self.k, sites=[site]), freq, docs)
+                                  for probe in PROBES]
+            self._baselines[site] = Evidence.mean(self._probes[site])
+        base = self._baselines[site]
+        if question is None:
+            return base
+        return replace(base, lexical=self.lexical_floor(site, terms(question)))
+
+    def lexical_floor(self, site: str, n: int) -> float:
+        """The probes' mean best BM25 score on ``site``, each probe of more than ``n`` words cut to ``n`` of them
+        (the mean over every choice of ``n``). A BM25 score is a sum over the query's words: a question of two
+        words ("How do I retry a task?") scores less than one of five on any site, and against the probes' whole
+        four or five words, it read as off topic (Celery's "How do I start a worker?" was refused, its section
+        first). A question at least as long as every probe meets the probes' own mean, as before."""
+        self.baseline(site)
+        key = (site, n)
+        if key not in self._floors:
+            scores: list[float] = []
+            for probe, seen in zip(PROBES, self._probes[site]):
+                words = _words(probe)
+                if n <= 0 or terms(probe) <= n:
+                    scores.append(seen.lexical)
+                else:
+                    scores.append(fmean(self.retriever.top_lexical(" ".join(part), site)
+                                        for part in combinations(words, min(n, len(words)))))
+            self._floors[key] = fmean(scores)
+        return self._floors[key]
 
     def display_title(self, hit: Hit) -> str:
         """A section's title as the answer names it: with the nearest enclosing title that tells it apart when the

@@ -269,6 +269,11 @@ class Retriever:
         return Retrieval(chosen, max((s for _, s in f.dense), default=0.0), max((s for _, s in f.lexical), default=0.0),
                          _site_agreement(f.dense_keys, f.lexical_keys, f.site_of, none=f.pool + 1), leading)
 
+    def top_lexical(self, query: str, site: str) -> float:
+        """The best BM25 score of ``query`` on ``site``, listing pages left out: what :meth:`search` reports."""
+        return max((score for chunk, score in self.index.lexical(query, k=self.pool, sites=[site])
+                    if not self._listing(chunk)), default=0.0)
+
     def _ordered(self, query: str, names: list[str], preferred: dict[str, float], f: Fused, fresh: bool,
                  depth: int) -> list[str]:
         """The first ``depth`` (or more, for the models) candidates in answer order. The ranker orders a fresh

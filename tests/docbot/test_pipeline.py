@@ -173,3 +173,26 @@ def test_an_answer_the_gate_flags_opens_with_the_line_and_has_low_confidence() -
     assert answer.status == "answered" and data["flagged"] is True
     assert data["answer"].startswith(FLAG_LINE + "\n\n") and answer.confidence <= FLAGGED_CONFIDENCE
     assert data["references"] == plain.to_json()["references"]
+
+
+def test_a_short_question_meets_the_probes_cut_to_its_length() -> None:
+    from itertools import combinations
+    from statistics import fmean
+
+    from docbot.answering.gate import PROBES
+    from docbot.answering.site_stats import terms
+
+    p = pipeline()
+    stats, retriever = p.stats, p.retriever
+    whole = stats.baseline("demo").lexical
+    longest = max(terms(probe) for probe in PROBES)
+    assert stats.lexical_floor("demo", longest) == whole  # a question as long as every probe: as before
+    assert stats.baseline("demo", "How do I upload a file to the server with a size limit?").lexical == whole
+    two = stats.lexical_floor("demo", 2)
+    assert two <= whole  # a BM25 score over fewer words is never higher
+    by_hand = fmean(
+        seen if terms(probe) <= 2 else fmean(retriever.top_lexical(" ".join(pair), "demo")
+                                             for pair in combinations([w for w in probe.split() if terms(w)], 2))
+        for probe, seen in ((probe, retriever.top_lexical(probe, "demo")) for probe in PROBES))
+    assert abs(two - by_hand) < 1e-9
+    assert stats.baseline("demo", "How do I retry?").lexical == stats.lexical_floor("demo", 1)
