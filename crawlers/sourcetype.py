@@ -83,6 +83,26 @@ def check_rules(rules: Sequence[tuple[str, str]]) -> None:
             )
 
 
+# A heading that names a release ("2.4.0 (2014-08-29)", "v18.0.0", "Version 3.1", "1.2 – 2020-01-01"): the version
+# alone or before a date or a bracket; a numbered section ("2.1. Creating a built distribution") is none. A page
+# whose headings are mostly these is a changelog, whatever its URL says (Requests' community/updates.html).
+_RELEASE_HEADING = re.compile(r"^(?:v|version\s+|release\s+)?\d+(?:\.\d+)+(?:\s*$|\s*[(\[–—-]|\s+\d{4})",
+                              re.IGNORECASE)
+MIN_RELEASE_HEADINGS = 3
+MIN_API_ENTRIES = 3
+
+
+def markup_hint(headings: Sequence[str], api_entries: int) -> str | None:
+    """What a page's own markup says it is: release notes when most of its ``headings`` name releases, an API
+    reference when it holds more API entries than headings (and at least :data:`MIN_API_ENTRIES`), else nothing."""
+    releases = sum(1 for title in headings if _RELEASE_HEADING.match(title))
+    if releases >= MIN_RELEASE_HEADINGS and 2 * releases > len(headings):
+        return SourceType.RELEASE_NOTES
+    if api_entries >= MIN_API_ENTRIES and api_entries > len(headings):
+        return SourceType.API_REFERENCE
+    return None
+
+
 def classify(url: str, rules: Sequence[tuple[str, str]] = (), hint: str | None = None) -> str:
     """One of :data:`crawlers.model.SOURCE_TYPES` for the page at ``url``.
 

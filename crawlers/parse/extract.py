@@ -20,7 +20,6 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-from crawlers.model import SourceType
 from crawlers.page_text import OUTSIDE
 from crawlers.parse.anchor_sections import linked_here, with_elsewhere
 from crawlers.parse.chrome import body_chrome, main_region
@@ -29,6 +28,7 @@ from crawlers.parse.mentions import RawMention, page_mentions
 from crawlers.parse.section_text import ExtractedSection
 from crawlers.parse.sections import walk_sections
 from crawlers.parse.visible_text import may_hide, visible_runs
+from crawlers.sourcetype import markup_hint
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +67,11 @@ class Extracted:
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
 # of a map written by another version parses every page again instead of trusting "304 Not Modified".
-EXTRACTOR_VERSION = 8  # 5: what each link says about its target (crawlers.parse.mentions), each page's visible text; 6: the
+EXTRACTOR_VERSION = 9  # 5: what each link says about its target (crawlers.parse.mentions), each page's visible text; 6: the
 # text left out of it that a browser might search (crawlers.parse.visible_text.hidden_text); 7: a section for every anchor
-# the page links to (crawlers.parse.anchor_sections); 8: and for every anchor other pages link to (crawlers.crawl.cross_links)
+# the page links to (crawlers.parse.anchor_sections); 8: and for every anchor other pages link to (crawlers.crawl.cross_links);
+# 9: a table row whose cells hold paragraphs is one line, a footnote is titled by its text, Sphinx's "[source]" links are
+# chrome, a page whose headings name releases is release notes (crawlers.sourcetype.markup_hint)
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
@@ -162,9 +164,8 @@ def _split(root: etree._Element, main: etree._Element, chrome: frozenset[etree._
         linked = with_elsewhere(linked, elsewhere, anchors)
     opens: dict[etree._Element, int] = {}
     closes: dict[etree._Element, int] = {main: OUTSIDE}
-    sections, page_title, api_count, heading_count = walk_sections(main, anchors, html_title, chrome, opens, closes,
-                                                                   linked)
-    hint = SourceType.API_REFERENCE if api_count >= 3 and api_count > heading_count else None
+    sections, page_title, api_count, _ = walk_sections(main, anchors, html_title, chrome, opens, closes, linked)
+    hint = markup_hint([s.title for s in sections if s.kind == "heading"], api_count)
     if navigation:
         return Split(page_title, sections, hint)
     run_text, run_tags, run_ids, run_hidden = visible_runs(root, opens, closes, hiding)

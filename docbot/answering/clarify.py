@@ -31,6 +31,10 @@ SITE_SCORE_GAP = 0.2  # an option's section scores at least (1 - this) × the be
 PAGE_SCORE_GAP = 0.1  # within one site the sections must be closer still
 MIN_COVERAGE = 0.85  # share of the question's words (IDF-weighted) an option's section must hold
 TITLE_OVERLAP = 0.34  # within one site: page titles sharing more of their words than this are one topic
+# ... and so are sections whose own titles share more than half their words: a task's option and the setting of
+# its default (Celery's Task.time_limit and task_time_limit), a setting and its attribute (Flask's DEBUG and
+# Flask.debug), one subject on two pages (Quickstart › Static Files and Static Files)
+SECTION_OVERLAP = 0.5
 MAX_CONFIDENCE = 0.9  # a more confident answer is given as it is
 MIN_OPTIONS = 2
 MAX_OPTIONS = 4
@@ -94,8 +98,9 @@ def within_site(question: str, hits: Sequence[Hit], doc_freq: Mapping[str, int],
     for hit in hits:
         if distinct and hit.source_type != distinct[0].source_type:
             continue  # a guide and the API entry it describes are one answer told twice, not two meanings
-        words = _title_words(hit)
-        if all(h.url != hit.url and _overlap(words, _title_words(h)) <= TITLE_OVERLAP for h in distinct):
+        words, own = _title_words(hit), frozenset(tokenize(hit.title))
+        if all(h.url != hit.url and _overlap(words, _title_words(h)) <= TITLE_OVERLAP
+               and _overlap(own, frozenset(tokenize(h.title))) <= SECTION_OVERLAP for h in distinct):
             distinct.append(hit)
     return _choose(question, distinct, doc_freq, docs, gap, minimum, WITHIN_SITE, with_site)
 

@@ -108,6 +108,16 @@ def test_python_asyncio_gather_is_an_api_section() -> None:
     assert ex.title == "Coroutines and Tasks"
 
 
+def test_requests_changelog_is_release_notes_by_its_headings() -> None:
+    from crawlers.sourcetype import classify
+
+    page = "community/updates.html"  # "Release History" and its "2.4.0 (2014-08-29)" headings; no URL rule knows it
+    assert classify("http://127.0.0.1:8000/" + page, hint=_extract(ROOTS["requests"], page).source_type_hint) \
+        == "Release notes"
+    assert _extract(ROOTS["requests"], "user/advanced.html").source_type_hint is None
+    assert _extract(PYTHON_DOCS, "distutils/builtdist.html").source_type_hint is None  # "2.1. Creating…" is no release
+
+
 def test_python_docs_table_rows_are_lines() -> None:
     # a row's cells are paragraphs in Sphinx's HTML: an answer must be able to quote the row, not half of it
     ex = _extract(PYTHON_DOCS, "library/stdtypes.html")

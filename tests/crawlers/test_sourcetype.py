@@ -55,6 +55,21 @@ def test_markup_hint_only_when_no_url_rule_matches() -> None:
     assert classify(BASE + "/config.html", hint="not a type") == "Guides"
 
 
+def test_a_page_whose_headings_name_releases_is_release_notes() -> None:
+    from crawlers.sourcetype import markup_hint
+
+    # Requests' changelog is community/updates.html: no URL rule knows it, its headings do
+    history = ["Community Updates", "GitHub", "Release History", "2.28.1 (2022-06-29)", "2.28.0 (2022-06-09)",
+               "v2.27.1", "Version 2.27.0", "2.26.0 – 2021-07-13"]
+    assert markup_hint(history, 0) == "Release notes"
+    assert classify(BASE + "/community/updates.html", hint=markup_hint(history, 0)) == "Release notes"
+    # numbered sections are no releases (the Python docs' "2.1. Creating a built distribution")
+    assert markup_hint(["2. Creating Built Distributions", "2.1. Creating RPM packages", "2.2. Cross-compiling",
+                        "2.3. Postinstallation script"], 0) is None
+    assert markup_hint(["Intro", "2.0.0", "1.9.0"], 0) is None  # a few releases on a page about something else
+    assert markup_hint(["flask.Flask", "Flask.run()"], 3) == "API reference"
+
+
 def test_bad_rule_type_says_what_to_fix() -> None:
     with pytest.raises(ValueError, match=r"docbot\.toml"):
         classify(BASE + "/a.html", [("/a.html", "Guide")])

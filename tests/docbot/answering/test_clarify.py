@@ -67,6 +67,23 @@ def test_within_a_site_sections_of_one_topic_are_not_a_choice() -> None:
     assert named is not None and [o.label for o in named.options] == ["a: Timeouts", "a: Daemon options"]
 
 
+def test_within_a_site_an_option_and_its_setting_are_one_topic() -> None:
+    # Celery's "How do I set a task time limit?" asked between the task option and the setting of its default
+    def section(url: str, page: str, title: str) -> Hit:
+        return Hit("a", url, "x", url + "#x", title, (page, title), "Guides", "Set a task time limit.", score=0.03)
+
+    option = section("http://a/tasks.html", "Tasks", "Task.time_limit")
+    setting = section("http://a/configuration.html", "Configuration and defaults", "task_time_limit")
+    assert within_site("set a task time limit", [option, setting], {}, 10) is None
+    debug = [section("http://a/config.html", "Configuration Handling", "DEBUG"),
+             section("http://a/api.html", "API", "Flask.debug")]
+    assert within_site("set a task time limit", debug, {}, 10) is None
+    other = section("http://a/workers.html", "Workers Guide", "Changing time limits at run-time")
+    found = within_site("set a task time limit", [option, other], {}, 10)
+    assert found is not None and [o.hit.title for o in found.options] == ["Task.time_limit",
+                                                                        "Changing time limits at run-time"]
+
+
 # -- the pipeline --------------------------------------------------------------
 
 def test_asks_when_two_sites_tie_with_validated_options_and_a_minimal_best_effort_answer() -> None:
