@@ -40,10 +40,10 @@ START_ACTIONS: dict[str, int] = {
 }
 END_BREAKS = BLOCKS | {"li", "dt"}
 # A table row whose cells hold paragraphs, of at most this many characters (whitespace not counted) and with no
-# heading, code block or table inside, is one line of text, its cells joined by CELL_SEPARATOR: Sphinx writes each
-# cell's text as a paragraph, and read as paragraphs a row's "Execute every minute (!) at Sundays." lost the
-# `crontab(day_of_week='sunday')` it describes. A longer row is a layout table's (a page laid out in cells) and keeps
-# its paragraphs.
+# heading, code block or table inside, is one line of text, its cells joined by CELL_SEPARATOR, and a list item: a
+# record, read whole and never run into the next row. Sphinx writes each cell's text as a paragraph, and read as
+# paragraphs a row's "Execute every minute (!) at Sundays." lost the `crontab(day_of_week='sunday')` it describes. A
+# longer row is a layout table's (a page laid out in cells) and keeps its paragraphs.
 ROW_CHARS = 600
 _NOT_IN_A_LINE = ("pre", "table", *HEADINGS)
 
@@ -348,8 +348,9 @@ class _SectionWalk:
             cur.inline.append(" ")
         elif cur.inline:  # a block (or a dt that opens no entry)
             cur.flush()
-        if tag == "tr" and _one_line(el):
+        if tag == "tr" and _one_line(el):  # a record, as a list item is: never run into the next, read whole
             self.rows.append(el)
+            cur.prefix = "  " * self.li_depth + "- "
         text = el.text
         if text and (cur.inline or not text.isspace()):
             cur.inline.append(text)

@@ -123,7 +123,7 @@ def test_python_docs_table_rows_are_lines() -> None:
     ex = _extract(PYTHON_DOCS, "library/stdtypes.html")
     ops = _section_for(ex, "boolean-operations-and-or-not")
     assert ops is not None
-    assert "x or y — if x is false, then y, else x — (1)" in ops.text.split("\n\n")
+    assert "- x or y — if x is false, then y, else x — (1)" in ops.text.split("\n")
 
 
 def test_python_docs_every_section_anchor_is_a_page_anchor() -> None:

@@ -175,9 +175,9 @@ def test_code_laid_out_in_elements_is_a_code_block_and_inline_code_stays_in_its_
     ]
 
 
-def test_a_table_row_whose_cells_hold_paragraphs_is_one_line() -> None:
+def test_a_table_row_whose_cells_hold_paragraphs_is_one_line_as_a_list_item_is() -> None:
     # Sphinx writes each cell as a paragraph: read as paragraphs, an answer quoted "Execute every minute (!) at
-    # Sundays." without the expression it describes
+    # Sundays." without the expression it describes; a row is a record, read whole and never run into the next
     html = b"""<html><head><title>Periodic Tasks</title></head><body>
     <section id="crontab-schedules"><h2>Crontab schedules</h2><p>Some examples:</p>
     <table class="docutils"><tbody>
@@ -191,12 +191,12 @@ def test_a_table_row_whose_cells_hold_paragraphs_is_one_line() -> None:
     <table><tr><td><p>Example</p></td><td><pre>crontab()</pre></td></tr></table>
     <p>After the tables.</p></section></body></html>"""
     text = by_anchor(extract(html, URL), "crontab-schedules").text
-    lines = text.split("\n\n")
-    assert "Example — Meaning" in lines
-    assert "crontab(day_of_week='sunday') — Execute every minute (!) at Sundays." in lines
+    lines = text.replace("\n\n", "\n").split("\n")
+    assert "- Example — Meaning" in lines
+    assert "- crontab(day_of_week='sunday') — Execute every minute (!) at Sundays." in lines
     # a cell's blocks are one stretch of it; an empty cell adds no separator
-    assert "crontab(minute='*/10', hour='3,17,22') — Execute every ten minutes, between 3-4 am and 5-6 pm." in lines
+    assert "- crontab(minute='*/10', hour='3,17,22') — Execute every ten minutes, between 3-4 am and 5-6 pm." in lines
     assert "GArray * g_array_new ()" in lines  # bare cells were one line already, joined by spaces
     # a long row is a layout table's and a row holding code keeps its blocks: its paragraphs stay paragraphs
-    assert "A page laid out in a table." in lines and "```\ncrontab()\n```" in lines
+    assert "A page laid out in a table." in lines and "```" in lines and "crontab()" in lines
     assert lines[-1] == "After the tables."
