@@ -9,7 +9,8 @@ scripts/install.sh
 ROOT=/usr/share/doc/python-flask-doc/html
 PORT="${DOCBOT_QUICKSTART_PORT:-8765}"
 export DOCBOT_DATA_DIR="${DOCBOT_DATA_DIR:-.docbot}"
-export DOCBOT_ANCHOR_MAPS="${DOCBOT_ANCHOR_MAPS:-anchor_maps}"
+# a map of a server on 127.0.0.1 is none to commit: it goes beside the index, not into anchor_maps/
+export DOCBOT_ANCHOR_MAPS="${DOCBOT_ANCHOR_MAPS:-.docbot/anchor_maps}"
 
 echo "==> serving the Flask documentation ($ROOT) on http://127.0.0.1:$PORT/"
 .venv/bin/python -m http.server "$PORT" --bind 127.0.0.1 --directory "$ROOT" >/dev/null 2>&1 &
