@@ -171,7 +171,7 @@ class CrawlState:
             self.tally.error(CrawlIssue.TOO_DEEP, canonical)
         self.tally.stats["fetched"] += 1
         self.tally.stats["bytes"] += len(result.body)
-        for link in self.record(canonical, result, ex, aliases, elsewhere):
+        for link in self.frontier.in_page_order(self.record(canonical, result, ex, aliases, elsewhere), ex.links):
             self.admit(link)
         self.bodies.keep(canonical, result, ex, self.kept.pages[canonical])
         return "ok"

@@ -191,3 +191,17 @@ def test_a_second_split_at_anchors_that_start_no_section_is_the_first_one() -> N
     body = FetchResult(url, url, 200, body=page.encode(), content_type="text/html")
     again = asyncio.run(ParsePool(processes=0).extract_again(body, frozenset({"note"}), first, ()))
     assert again is first
+
+
+def test_a_page_queues_its_links_in_its_own_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One request at a time: the index links to the guide before the reference page (whose URL sorts first), so
+    the guide is read first and the reference page is split once, at its only fetch (no body is kept)."""
+    monkeypatch.setattr(crawl_loop, "MAX_KEPT_BODY_BYTES", 0)
+    with recording_server() as server:
+        serve(server)
+        server.routes["/index.html"] = (200, HTML, '<!doctype html><html><head><title>Manual</title></head><body>'
+                                                   '<h1 id="manual">Manual</h1><p>A <a href="b.html">guide</a> to the '
+                                                   '<a href="a.html">functions</a>.</p></body></html>')
+        result = crawl(server, tmp_path, concurrency=1)
+        assert [path for path, _ in server.requests if path.endswith(".html")] == ["/index.html", "/b.html", "/a.html"]
+    assert {a for a, s in sections(result, server).items() if s.kind == "anchor"} == {"entry", "lookup"}
