@@ -6,7 +6,9 @@ permalinks left out: :mod:`crawlers.parse.mentions`) each page's anchors that an
 :func:`split_at` keeps those that may start a section of their own: not a heading's or an API entry's anchor, which
 starts its section whoever links to it. That set is stored with the page (:attr:`crawlers.model.Page.linked`) as
 what its sections were split at; the crawl loop splits a page again (its section walk, from the body it kept) when the set it finds differs,
-so a page kept under ``304 Not Modified`` has the sections it would have if it were parsed again.
+so a page kept under ``304 Not Modified`` has the sections it would have if it were parsed again. A page whose set
+changes only by anchors that start no section where they are (:func:`moves_split`: inside an API entry or a sentence)
+keeps its first split: the walk would take every step as it did.
 """
 
 from __future__ import annotations
@@ -54,7 +56,10 @@ class LinkedSoFar:
         for link, _, _ in mentions:
             target, _, fragment = link.partition("#")
             if fragment and target not in own:
-                self.fragments.setdefault(target, set()).update((fragment, unquote(fragment)))
+                fragments = self.fragments.setdefault(target, set())
+                fragments.add(fragment)
+                if "%" in fragment:  # else unquote gives it back as it is
+                    fragments.add(unquote(fragment))
 
     def to(self, page: str, aliases: Iterable[str]) -> frozenset[str]:
         """What the pages read so far link to on ``page`` (by any of its URLs)."""
@@ -66,6 +71,14 @@ def split_at(linked: Iterable[str], sections: Sequence[Section | ExtractedSectio
     anchors of the page's headings and API entries, which do not depend on who links to them."""
     fixed = {s.anchor for s in sections if s.kind != ANCHOR and s.anchor}
     return tuple(sorted(set(linked) - fixed))
+
+
+def moves_split(linked: Iterable[str], wanted: Iterable[str], starts: frozenset[str]) -> bool:
+    """Whether splitting a page at ``wanted`` instead of ``linked`` (what it was split at) may change it: only if an
+    anchor added or dropped is one that starts a section where it is when linked (``starts``, which its first walk
+    learned: :attr:`crawlers.parse.extract.Extracted.starts`). Elsewhere the walk asks nothing of who links to an
+    anchor, so it would take every step as it did (most are inside API entries or paragraphs)."""
+    return not starts.isdisjoint(set(linked) ^ set(wanted))
 
 
 def to_split(pages: Mapping[str, Page], mentions: Mapping[str, Sequence[RawMention]]) -> dict[str, tuple[str, ...]]:

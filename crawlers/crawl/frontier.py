@@ -57,6 +57,22 @@ class Frontier:
                 out.add(canonical)
         return tuple(sorted(out))
 
+    def in_page_order(self, scoped: tuple[str, ...], links: Iterable[str]) -> list[str]:
+        """``scoped`` (what :meth:`scoped` made of ``links``) in the order the page gives them: queued so, the pages a
+        site puts first (its header's index and contents, which link into most others) are read before the pages they
+        link into, which are then split once at the anchors they link to (:mod:`crawlers.crawl.cross_links`)."""
+        wanted = set(scoped)
+        out: list[str] = []
+        for link in links:
+            try:
+                canonical = normalize(link.partition("#")[0])
+            except ValueError:
+                continue
+            if canonical in wanted:
+                wanted.discard(canonical)
+                out.append(canonical)
+        return out
+
     def mark(self, canonical: str) -> None:
         """Record a URL reached another way (a redirect target) so links to it are not queued again."""
         self.seen.add(canonical)

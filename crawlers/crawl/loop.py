@@ -171,7 +171,7 @@ class CrawlState:
             self.tally.error(CrawlIssue.TOO_DEEP, canonical)
         self.tally.stats["fetched"] += 1
         self.tally.stats["bytes"] += len(result.body)
-        for link in self.record(canonical, result, ex, aliases, elsewhere):
+        for link in self.frontier.in_page_order(self.record(canonical, result, ex, aliases, elsewhere), ex.links):
             self.admit(link)
         self.bodies.keep(canonical, result, ex, self.kept.pages[canonical])
         return "ok"
@@ -199,10 +199,10 @@ class CrawlState:
 
         async def one(url: str, elsewhere: frozenset[str]) -> None:
             async with slots:
-                kept = bodies.take(url, self.kept.pages[url])
+                kept = bodies.take(url, page := self.kept.pages[url])
                 try:
                     fetched = await self.fetch_again(url, elsewhere) if kept is None else (
-                        kept[0], await self.parser.extract_again(kept[0], elsewhere, kept[1]))
+                        kept[0], await self.parser.extract_again(kept[0], elsewhere, kept[1], page.linked))
                 except Exception:  # it was parsed once; it keeps that
                     log.exception("could not parse %s again; its sections stay as split", url)
                     return

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
-from crawlers.crawl.cross_links import split_at
+from crawlers.crawl.cross_links import moves_split, split_at
 from crawlers.fetch import FetchResult
 from crawlers.model import Page, PageText, Section, SectionText
 from crawlers.parse.extract import Extracted, extract, split_again
@@ -145,16 +145,21 @@ class ParsePool:
     async def extract(self, result: FetchResult, elsewhere: frozenset[str] = frozenset()) -> Extracted:
         return await self._run(extract_page, result.body, result.final_url, result.encoding, elsewhere)
 
-    async def extract_again(self, result: FetchResult, elsewhere: frozenset[str], first: Extracted) -> Extracted:
+    async def extract_again(self, result: FetchResult, elsewhere: frozenset[str], first: Extracted,
+                            linked: Sequence[str]) -> Extracted:
         """What :meth:`extract` makes of ``result`` with ``elsewhere``, ``first`` being what it made of the same body
-        before: only the part that depends on ``elsewhere`` is done again (:func:`crawlers.parse.extract.split_again`)."""
+        split at ``linked``: only the part that depends on ``elsewhere`` is done again
+        (:func:`crawlers.parse.extract.split_again`), and nothing when no anchor added or dropped may start a section
+        (:func:`crawlers.crawl.cross_links.moves_split`)."""
+        if not moves_split(linked, elsewhere, first.starts):
+            return first
         split = await self._run(split_again, result.body, result.final_url, result.encoding, elsewhere, first.anchors,
                                 first.navigation)
         if split is None:
             return first
         return dataclasses.replace(first, title=split.title, sections=split.sections, source_type_hint=split.hint,
                                    run_text=split.run_text, run_tags=split.run_tags, run_ids=split.run_ids,
-                                   run_hidden=split.run_hidden)
+                                   run_hidden=split.run_hidden, starts=split.starts)
 
     async def _run(self, parse: Callable[..., T], *args: Any) -> T:
         """``parse(*args)`` inline, or in a worker once the pool runs."""

@@ -114,18 +114,25 @@ def anchor_ids(el: etree._Element) -> list[str]:
     return [i for i in dict.fromkeys(ids) if i]
 
 
-def starts_section(el: etree._Element, cur: OpenSection, linked: Mapping[str, PageLink]) -> str | None:
-    """The linked id with which ``el`` starts a section, or None (not linked, or inside a paragraph)."""
-    if not linked or cur.kind == "api":
-        return None  # inside an API entry a linked parameter or member is a part of the entry, as its headings are
-    ident = next((i for i in anchor_ids(el) if i in linked), None)
-    if ident is None or (cur.anchor is not None and ident == cur.anchor) or _in_entry(el):
-        return None
-    if any(not part.isspace() for part in cur.inline):
-        return None  # a target in the middle of a sentence (a footnote reference) starts nothing
-    if el.tag not in ANCHOR_BLOCKS and has_text(el):
-        return None
-    return ident
+def may_start(el: etree._Element, cur: OpenSection) -> list[str]:
+    """The ids with which ``el`` starts a section if a link points at one, whoever links to it: none inside an API
+    entry or a paragraph. What the walk learns of them says which anchors another page's link may move a section
+    start at (:attr:`crawlers.parse.extract.Extracted.starts`)."""
+    if cur.kind == "api":
+        return []  # inside an API entry a linked parameter or member is a part of the entry, as its headings are
+    ids = anchor_ids(el)
+    if not ids or any(not part.isspace() for part in cur.inline):
+        return []  # a target in the middle of a sentence (a footnote reference) starts nothing
+    if (el.tag not in ANCHOR_BLOCKS and has_text(el)) or _in_entry(el):
+        return []
+    return ids
+
+
+def linked_start(ids: list[str], cur: OpenSection, linked: Mapping[str, PageLink]) -> str | None:
+    """Of ``el``'s ids that may start a section (:func:`may_start`), the first one linked, unless the section in
+    effect already has it."""
+    ident = next((i for i in ids if i in linked), None)
+    return None if ident is None or (cur.anchor is not None and ident == cur.anchor) else ident
 
 
 def _in_entry(el: etree._Element) -> bool:

@@ -63,6 +63,9 @@ class Extracted:
     # Text the runs leave out that a browser might search (SVG text, hidden elements…), as (run, offset, text); None
     # when there is too much to keep (crawlers.parse.visible_text.MAX_HIDDEN_CHARS).
     run_hidden: tuple[tuple[int, int, str], ...] | None = ()
+    # The ids that start a section where they are if a link points at one (crawlers.parse.anchor_sections.may_start):
+    # a link from another page to any other anchor changes nothing of the split (crawlers.crawl.cross_links.moves_split).
+    starts: frozenset[str] = frozenset()
 
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
@@ -121,7 +124,7 @@ def extract(html: bytes | str, url: str, encoding: str | None = None,
     return Extracted(
         title=split.title, anchors=anchors, sections=split.sections, links=links, source_type_hint=split.hint,
         canonical=canonical, too_deep=too_deep, navigation=navigation, mentions=mentions, run_text=split.run_text,
-        run_tags=split.run_tags, run_ids=split.run_ids, run_hidden=split.run_hidden,
+        run_tags=split.run_tags, run_ids=split.run_ids, run_hidden=split.run_hidden, starts=split.starts,
     )
 
 
@@ -137,6 +140,7 @@ class Split:
     run_tags: tuple[int, ...] = ()
     run_ids: Mapping[str, int] = field(default_factory=dict)
     run_hidden: tuple[tuple[int, int, str], ...] | None = ()
+    starts: frozenset[str] = frozenset()
 
 
 def split_again(html: bytes | str, url: str, encoding: str | None, elsewhere: frozenset[str],
@@ -164,12 +168,13 @@ def _split(root: etree._Element, main: etree._Element, chrome: frozenset[etree._
         linked = with_elsewhere(linked, elsewhere, anchors)
     opens: dict[etree._Element, int] = {}
     closes: dict[etree._Element, int] = {main: OUTSIDE}
-    sections, page_title, api_count, _ = walk_sections(main, anchors, html_title, chrome, opens, closes, linked)
+    starts: set[str] = set()
+    sections, page_title, api_count, _ = walk_sections(main, anchors, html_title, chrome, opens, closes, linked, starts)
     hint = markup_hint([s.title for s in sections if s.kind == "heading"], api_count)
     if navigation:
-        return Split(page_title, sections, hint)
+        return Split(page_title, sections, hint, starts=frozenset(starts))
     run_text, run_tags, run_ids, run_hidden = visible_runs(root, opens, closes, hiding)
-    return Split(page_title, sections, hint, run_text, run_tags, run_ids, run_hidden)
+    return Split(page_title, sections, hint, run_text, run_tags, run_ids, run_hidden, frozenset(starts))
 
 
 def _base(root: etree._Element, url: str) -> str:

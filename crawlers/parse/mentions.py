@@ -191,8 +191,11 @@ def resolve_mentions(
         section: str | None = None
         if fragment is not None:
             table = owners.get(target)
-            if table is not None:
-                section = table.get(fragment, table.get(unquote(fragment)))
+            if table is not None:  # the fragment as written, else decoded (unquote changes nothing without a %)
+                if fragment in table:
+                    section = table[fragment]
+                elif "%" in fragment:
+                    section = table.get(unquote(fragment))
             elif (target, fragment) in previous:
                 section = previous[(target, fragment)]
             else:

@@ -17,9 +17,10 @@ from crawlers.parse.anchor_sections import (
     PageLink,
     anchor_ids,
     close_anchor,
+    linked_start,
+    may_start,
     open_anchor,
     rejoin,
-    starts_section,
 )
 from crawlers.parse.api_entries import API_DL, ENTRY_PART_TITLES, api_heading, entry_dl, entry_title, rustdoc_name
 from crawlers.parse.chrome import chrome_free_text, chrome_free_text_raw, is_chrome
@@ -102,7 +103,7 @@ def _page_title(main: etree._Element, html_title: str,
 def walk_sections(
     main: etree._Element, anchors: frozenset[str], html_title: str, skip: frozenset[etree._Element],
     opens: dict[etree._Element, int] | None = None, closes: dict[etree._Element, int] | None = None,
-    linked: Mapping[str, PageLink] | None = None,
+    linked: Mapping[str, PageLink] | None = None, starts: set[str] | None = None,
 ) -> tuple[tuple[ExtractedSection, ...], str, int, int]:
     """(sections, page title, API entry count, heading count) of the main region.
 
@@ -111,12 +112,16 @@ def walk_sections(
 
     ``opens`` and ``closes``, when given, learn where the text's section changes: the element that opens each
     section (→ its index), and each API entry list after whose end its parent's section (→ its index, or -1 for
-    the page's preamble) is in effect again (what :func:`crawlers.parse.visible_text.visible_runs` tags text with)."""
+    the page's preamble) is in effect again (what :func:`crawlers.parse.visible_text.visible_runs` tags text with).
+    ``starts``, when given, learns every id that starts a section where it sits if a link points at it (linked or not:
+    :func:`crawlers.parse.anchor_sections.may_start`)."""
     banners = frozenset(h for h in main.iter("h1") if _is_banner(h))
     if banners:
         skip = skip | banners
     page_title, title_h1 = _page_title(main, html_title, skip)
     walk = _SectionWalk(main, anchors, skip, page_title, title_h1, opens, closes, linked or {})
+    if starts is not None:
+        walk.starts = starts
     walk.run()
     return finish_sections(walk.opened, walk.preamble, page_title)
 
@@ -138,27 +143,41 @@ class _SectionWalk:
         self.rows: list[etree._Element] = []  # the table rows being read as one line each (innermost last)
         self.at_start: list[OpenSection] = []  # anchor sections that started where their heading's section starts
         self.ended: list[OpenSection] = []  # of them, the one that ended at the latest anchor start or since
+        self.starts: set[str] = set()  # the ids that start a section where they are if a link points at one
         self.walker = etree.iterwalk(main, events=("start", "end"))
 
     def run(self) -> None:
         """Walk the region: a heading or an API entry opens a section; every other element adds its text."""
-        walker, skip, actions = self.walker, self.skip, START_ACTIONS
+        walker, skip, actions, stack, main = self.walker, self.skip, START_ACTIONS, self.stack, self.main
+        # Most elements are inline, with no id, ending nothing: they are handled here without a call (the walk
+        # meets every element of every page twice), as end(), mark() and add_text() would handle them
         for event, el in walker:
             if event == "end":
-                self.end(el)
+                if el.tag in END_BREAKS or (stack and stack[-1].opener is el):
+                    self.end(el)
+                elif (tail := el.tail) and ((cur := self.cur).inline or not tail.isspace()) and el is not main:
+                    cur.inline.append(tail)
                 continue
             tag = el.tag
             if not isinstance(tag, str) or is_chrome(el) or (skip and el in skip):
                 walker.skip_subtree()
                 continue
             action = actions.get(tag, _INLINE)
+            ident = el.get("id")
+            if action == _INLINE:
+                if ident or tag == "a":
+                    self.mark(el, tag, ident)
+                if text := el.text:
+                    self.cur.inline.append(text)
+                continue
             if action == _HEADING and self.titles_box_or_entry(el):
                 action = _BLOCK  # its title is a line of the box's (or the API entry's) text
             room = len(self.opened) < MAX_SECTIONS
             if action == _HEADING and room:
                 self.open_heading(el, tag)
             elif not (action == _ENTRY and room and self.open_entry(el)):
-                self.mark(el, tag)
+                if ident or tag == "a":  # nothing else may start a section or hold an id
+                    self.mark(el, tag, ident)
                 self.add_text(el, tag, action)
         self.in_effect().flush()
         self.end_anchors()
@@ -286,15 +305,16 @@ class _SectionWalk:
         self.push(dt, sec)
         return True
 
-    def mark(self, el: etree._Element, tag: str) -> None:
-        """Where ``el`` has an id (or is an ``<a name>``, or a link): open the section an anchor the page links to
-        starts, lend a headless section's id to the section in effect, or keep it as an id inside it."""
+    def mark(self, el: etree._Element, tag: str, ident: str | None) -> None:
+        """Where ``el`` has an id (``ident``) or is an ``<a>`` (a name, a link): open the section an anchor the page
+        links to starts, lend a headless section's id to the section in effect, or keep it as an id inside it."""
         cur = self.cur
-        ident = el.get("id")
-        links = self.links
-        # only an element with an id or a name may start one: the rest (most of a page) is not asked
-        start = (starts_section(el, cur, links) if links and (ident or tag == "a") and len(self.opened) < MAX_SECTIONS
-                 else None)
+        start = None
+        if len(self.opened) < MAX_SECTIONS:
+            ids = may_start(el, cur)
+            if ids:
+                self.starts.update(ids)  # asked whether linked or not: which links may move a start
+                start = linked_start(ids, cur, self.links)
         if (ident and cur.anchor is None and tag == "section" and cur is not self.preamble and ident in self.anchors
                 and next(el.iter(*HEADINGS), None) is None):
             # Javadoc: <h1>Class X</h1> (no id), then <section id="class-description"> with no heading of its

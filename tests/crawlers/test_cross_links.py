@@ -7,13 +7,16 @@ each), ``a.html#tiny`` (a target with too little text to be a section) and ``a.h
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
 from crawlers.crawl import CrawlConfig, CrawlResult
 from crawlers.crawl import loop as crawl_loop
-from crawlers.crawl.cross_links import linked_elsewhere, split_at, split_site
+from crawlers.crawl.cross_links import linked_elsewhere, moves_split, split_at, split_site
+from crawlers.crawl.pages import ParsePool
+from crawlers.fetch import FetchResult
 from crawlers.model import Section
 from crawlers.parse.extract import extract
 from tests.crawlers.fixture_pages import FIXTURES
@@ -167,3 +170,38 @@ def test_only_other_pages_links_to_anchors_that_are_not_headings_count() -> None
     heading = Section("entry", "Entry", 2, ("A", "Entry"))
     assert split_at(found["http://h/a.html"], [heading]) == ("café",)
     assert split_at({"entry"}, [Section("entry", "entry", 3, ("A", "entry"), "anchor")]) == ("entry",)
+
+
+def test_a_second_split_at_anchors_that_start_no_section_is_the_first_one() -> None:
+    """The first walk learns which anchors start a section where they are if linked (``Extracted.starts``): not one
+    in the middle of a sentence, nor one inside an API entry, nor a heading's. Splitting again at others changes
+    nothing, so the crawl keeps the first split (``ParsePool.extract_again`` returns it as it is)."""
+    page = (SITE / "a.html").read_text(encoding="utf-8").replace(
+        '<h2 id="usage">', '<p>Call it with <span id="note"></span>a key.</p>'
+        '<dl class="py function"><dt id="get">get(key)</dt><dd><span id="param"></span><p>The key to look for, a '
+        'string of any length.</p></dd></dl><h2 id="usage">')
+    url = "http://h/a.html"
+    first = extract(page, url)
+    assert {"entry", "tiny", "lookup"} <= first.starts
+    assert not {"note", "param", "get", "usage", "functions"} & first.starts
+    assert not moves_split((), {"note", "param"}, first.starts)
+    assert extract(page, url, elsewhere=frozenset({"note", "param"})) == first
+    assert moves_split((), {"lookup"}, first.starts) and moves_split(("lookup",), (), first.starts)
+    assert extract(page, url, elsewhere=frozenset({"lookup"})).sections != first.sections
+    body = FetchResult(url, url, 200, body=page.encode(), content_type="text/html")
+    again = asyncio.run(ParsePool(processes=0).extract_again(body, frozenset({"note"}), first, ()))
+    assert again is first
+
+
+def test_a_page_queues_its_links_in_its_own_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One request at a time: the index links to the guide before the reference page (whose URL sorts first), so
+    the guide is read first and the reference page is split once, at its only fetch (no body is kept)."""
+    monkeypatch.setattr(crawl_loop, "MAX_KEPT_BODY_BYTES", 0)
+    with recording_server() as server:
+        serve(server)
+        server.routes["/index.html"] = (200, HTML, '<!doctype html><html><head><title>Manual</title></head><body>'
+                                                   '<h1 id="manual">Manual</h1><p>A <a href="b.html">guide</a> to the '
+                                                   '<a href="a.html">functions</a>.</p></body></html>')
+        result = crawl(server, tmp_path, concurrency=1)
+        assert [path for path, _ in server.requests if path.endswith(".html")] == ["/index.html", "/b.html", "/a.html"]
+    assert {a for a, s in sections(result, server).items() if s.kind == "anchor"} == {"entry", "lookup"}
