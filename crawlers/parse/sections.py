@@ -189,11 +189,6 @@ class _SectionWalk:
         """The innermost section open, the preamble before any."""
         return self.stack[-1] if self.stack else self.preamble
 
-    def index_of(self, sec: OpenSection) -> int:
-        """``sec``'s index among the opened sections, -1 for the preamble."""
-        opened = self.opened
-        return next((i for i in range(len(opened) - 1, -1, -1) if opened[i] is sec), -1)
-
     def push(self, el: etree._Element, sec: OpenSection) -> None:
         """Open ``sec`` at ``el``: it is the innermost section from here."""
         if self.opens is not None:
@@ -241,12 +236,12 @@ class _SectionWalk:
                         break
                 cur = self.cur = self.in_effect()
                 if self.closes is not None:
-                    self.closes[el] = self.index_of(cur)
+                    self.closes[el] = _index_of(self.opened, cur)
         if stack and stack[-1].opener is el:  # a linked block (a headless <section id>) ends its section, as
             cur.flush()  # does the end of a marker's container (which holds its heading when nothing is between)
             cur = self.cur = self.end_anchors(whole=stack[-1].anchor not in anchor_ids(el))
             if self.closes is not None:
-                self.closes[el] = self.index_of(cur)
+                self.closes[el] = _index_of(self.opened, cur)
         tail = el.tail
         if tail and (cur.inline or not tail.isspace()) and el is not self.main:
             cur.inline.append(tail)
@@ -355,10 +350,7 @@ class _SectionWalk:
             self.add_code(_pre_code(el))
             return
         if self.rows and action in (_ITEM, _BLOCK, _ENTRY, _CELL):  # inside a row read as one line
-            if tag in ("td", "th"):
-                cur.inline.append(CELL)
-            else:
-                cur.inline.append(" ")
+            cur.inline.append(CELL if tag in ("td", "th") else " ")
         elif action == _ITEM:
             if cur.inline:
                 cur.flush()
@@ -382,6 +374,11 @@ class _SectionWalk:
             self.cur.flush()
         if code:
             self.cur.add(f"```\n{code}\n```")
+
+
+def _index_of(opened: list[OpenSection], sec: OpenSection) -> int:
+    """``sec``'s index among the ``opened`` sections, -1 for the preamble."""
+    return next((i for i in range(len(opened) - 1, -1, -1) if opened[i] is sec), -1)
 
 
 def _one_line(row: etree._Element) -> bool:
