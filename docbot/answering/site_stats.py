@@ -74,7 +74,7 @@ class SiteStats:
         """The probes' mean best BM25 score on ``site``, each probe of more than ``n`` words cut to ``n`` of them
         (the mean over every choice of ``n``). A BM25 score is a sum over the query's words: a question of two
         words ("How do I retry a task?") scores less than one of five on any site, and against the probes' whole
-        four or five words, it read as off topic (Celery's "How do I start a worker?" was refused, its section
+        four or five words, it read as off topic (Requests' "How do I use sessions?" was refused with Session Objects
         first). A question at least as long as every probe meets the probes' own mean, as before."""
         self.baseline(site)
         key = (site, n)
