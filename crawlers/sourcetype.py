@@ -43,7 +43,9 @@ _EXTENSIONS = (".html", ".htm", ".xhtml", ".php", ".aspx")
 
 
 def _path_tokens(path: str) -> set[str]:
-    """Path segments and their hyphen/underscore parts, lower-cased, without file extensions."""
+    """Path segments, their hyphen/underscore parts and those parts run together ("change_log" → "changelog",
+    as "release_notes" → "releasenotes": a word a rule names however the site separates it), lower-cased, without
+    file extensions."""
     tokens: set[str] = set()
     for segment in path.lower().split("/"):
         for ext in _EXTENSIONS:
@@ -52,8 +54,10 @@ def _path_tokens(path: str) -> set[str]:
                 break
         if not segment:
             continue
+        parts = [t for t in _TOKEN_SPLIT.split(segment) if t]
         tokens.add(segment)
-        tokens.update(t for t in _TOKEN_SPLIT.split(segment) if t)
+        tokens.update(parts)
+        tokens.add("".join(parts))
     return tokens
 
 

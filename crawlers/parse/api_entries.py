@@ -74,8 +74,10 @@ def entry_title(dt: etree._Element, signature: str, parent_api: str | None, clas
     """(title, short name) of an API entry's term: Sphinx's ``descname`` after its class's short name
     (``parent_api``) or its module's ``descclassname``, "()" for a callable; else the start of its signature."""
     names = _DESCNAME(dt)
-    if not names:
+    if not names:  # a colon after the term introduces its description ("output_format:"); "std::" is a name
         title = signature[:MAX_API_TITLE].strip()
+        if title.endswith(":") and not title.endswith("::"):
+            title = title[:-1].rstrip()
         return title, title
     short = " ".join("".join(names[0].itertext()).split())
     if parent_api is not None:

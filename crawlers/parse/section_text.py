@@ -17,7 +17,7 @@ from crawlers.parse.html import LINK_LIST_MIN_CHARS, LINK_LIST_SHARE
 
 MAX_SECTION_CHARS = 200_000  # clean text kept per section
 LINK_LIST_PROSE_WORDS = 5  # what a section of links keeps: its sentences of prose, not its links
-CELL = "\x1f"  # where a table cell starts in a row read as one line (crawlers.parse.sections.ROW_CHARS)
+CELL = "\x1f"  # where a table cell starts in a row read as one line (crawlers.parse.table_rows)
 CELL_SEPARATOR = " — "  # what separates a row's cells in its line: "crontab() — Execute every minute."
 
 

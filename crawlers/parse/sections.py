@@ -27,6 +27,7 @@ from crawlers.parse.chrome import chrome_free_text, chrome_free_text_raw, is_chr
 from crawlers.parse.heading_anchors import marker_ids, resolve_heading
 from crawlers.parse.html import BLOCKS, HEADINGS, holds_lines, lines_of, link_text, text_of
 from crawlers.parse.section_text import CELL, ExtractedSection, OpenSection, finish_sections
+from crawlers.parse.table_rows import one_line
 
 MAX_SECTIONS = 20_000  # sections kept per page; the rest of a runaway page is ignored
 _TITLE_TAILS = (" - ", " — ", " – ", " | ", " · ", " :: ", ": ")  # what separates a page's name from the site's
@@ -40,13 +41,6 @@ START_ACTIONS: dict[str, int] = {
     "code": _CODE, "kbd": _CODE, "samp": _CODE, "tt": _CODE, "var": _CODE,
 }
 END_BREAKS = BLOCKS | {"li", "dt"}
-# A table row whose cells hold paragraphs, of at most this many characters (whitespace not counted) and with no
-# heading, code block or table inside, is one line of text, its cells joined by CELL_SEPARATOR, and a list item: a
-# record, read whole and never run into the next row. Sphinx writes each cell's text as a paragraph, and read as
-# paragraphs a row's "Execute every minute (!) at Sundays." lost the `crontab(day_of_week='sunday')` it describes. A
-# longer row is a layout table's (a page laid out in cells) and keeps its paragraphs.
-ROW_CHARS = 600
-_NOT_IN_A_LINE = ("pre", "table", *HEADINGS)
 
 
 def _is_banner(h1: etree._Element) -> bool:
@@ -360,7 +354,7 @@ class _SectionWalk:
             cur.inline.append(" ")
         elif cur.inline:  # a block (or a dt that opens no entry)
             cur.flush()
-        if tag == "tr" and _one_line(el):  # a record, as a list item is: never run into the next, read whole
+        if tag == "tr" and one_line(el):  # a record, as a list item is: never run into the next, read whole
             self.rows.append(el)
             cur.prefix = "  " * self.li_depth + "- "
         text = el.text
@@ -379,19 +373,6 @@ class _SectionWalk:
 def _index_of(opened: list[OpenSection], sec: OpenSection) -> int:
     """``sec``'s index among the ``opened`` sections, -1 for the preamble."""
     return next((i for i in range(len(opened) - 1, -1, -1) if opened[i] is sec), -1)
-
-
-def _one_line(row: etree._Element) -> bool:
-    """Whether a table row is read as one line of text (see :data:`ROW_CHARS`): a short row whose cells hold
-    paragraphs (or other blocks). A row of bare cells is one line already, its cells joined by spaces
-    (GTK-Doc's "GArray * g_array_new ()")."""
-    blocks = False
-    for node in row.iterdescendants():
-        tag = node.tag
-        if tag in _NOT_IN_A_LINE:
-            return False
-        blocks = blocks or tag in END_BREAKS
-    return blocks and len("".join(text_of(row).split())) <= ROW_CHARS
 
 
 def _doxygen_code(fragment: etree._Element) -> str:

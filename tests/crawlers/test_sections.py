@@ -200,3 +200,56 @@ def test_a_table_row_whose_cells_hold_paragraphs_is_one_line_as_a_list_item_is()
     # a long row is a layout table's and a row holding code keeps its blocks: its paragraphs stay paragraphs
     assert "A page laid out in a table." in lines and "```" in lines and "crontab()" in lines
     assert lines[-1] == "After the tables."
+
+
+def test_a_row_of_bare_cells_under_a_header_row_is_one_line_as_a_list_item_is() -> None:
+    # Python-Markdown's extension API (MkDocs): read as words, the rows ran their cells together and an answer ran
+    # one row into the next ("… and code highlighters amp_substitute built-in Convert ampersand substitutes …")
+    html = b"""<html><head><title>Writing Extensions</title></head><body>
+    <h4 id="usages_4">Usages</h4><p>Some postprocessors in the Markdown source tree include:</p>
+    <table>
+    <thead>
+    <tr>
+    <th>Class</th>
+    <th>Kind</th>
+    <th>Description</th>
+    </tr>
+    </thead>
+    <tbody>
+    <tr>
+    <td><a href="https://github.com/Python-Markdown/markdown/blob/master/markdown/postprocessors.py"><code>raw_html</code></a></td>
+    <td>built-in</td>
+    <td>Restore raw html from <code>htmlStash</code>, stored by <code>HTMLBlockPreprocessor</code>, and code highlighters</td>
+    </tr>
+    <tr>
+    <td><a href="https://github.com/Python-Markdown/markdown/blob/master/markdown/postprocessors.py"><code>amp_substitute</code></a></td>
+    <td>built-in</td>
+    <td>Convert ampersand substitutes to <code>&amp;</code>; used in links</td>
+    </tr>
+    </tbody>
+    </table>
+    <table><tr><th>Name</th><td>a row header and a data cell, in a table with no header row</td></tr></table>
+    <p>After the tables.</p></body></html>"""
+    text = by_anchor(extract(html, URL), "usages_4").text
+    assert text.replace("\n\n", "\n").split("\n") == [
+        "Some postprocessors in the Markdown source tree include:",
+        "Class Kind Description",  # the header row names the columns: a label, no record
+        "- raw_html — built-in — Restore raw html from htmlStash, stored by HTMLBlockPreprocessor, and code highlighters",
+        "- amp_substitute — built-in — Convert ampersand substitutes to &; used in links",
+        "Name a row header and a data cell, in a table with no header row",
+        "After the tables.",
+    ]
+
+
+def test_the_colon_after_a_term_is_no_part_of_its_title() -> None:
+    # Python-Markdown's reference (MkDocs): the source was titled "markdown.markdown(…) › output_format:"
+    html = b"""<html><head><title>Library Reference</title></head><body><h1 id="ref">Library Reference</h1><dl>
+    <dt><strong id="extension_configs">extension_configs</strong></dt><dd><p>A dictionary of settings.</p></dd>
+    <dt><strong id="output_format">output_format</strong>:</dt>
+    <dd><p>Format of output.</p></dd>
+    <dt><strong id="std">std::</strong></dt><dd><p>A namespace.</p></dd>
+    </dl></body></html>"""
+    ex = extract(html, URL)
+    assert [by_anchor(ex, a).title for a in ("extension_configs", "output_format", "std")] == [
+        "extension_configs", "output_format", "std::"]
+    assert by_anchor(ex, "output_format").text.startswith("output_format:")  # the text is as the page writes it

@@ -28,6 +28,8 @@ BASE = "https://docs.example.org"
         ("/changes.html", "Release notes"),
         ("/whatsnew/3.11.html", "Release notes"),
         ("/community/release-notes/", "Release notes"),
+        ("/change_log/index.html", "Release notes"),  # Python-Markdown's (MkDocs): its words run together elsewhere
+        ("/docs/Change-Log.html", "Release notes"),
         ("/genindex.html", "Other"),
         ("/genindex-A.html", "Other"),
         ("/search.html", "Other"),
