@@ -69,6 +69,7 @@ class Fact:
     position: int  # index of the unit in its source, for document order
     rank: int = 0  # 0 = picked first; the extractive answer drops the highest ranks to fit its word limit
     code: bool = False  # the text is (or ends in) a fenced code block
+    item: bool = False  # the text is one list item (or table row) alone: a line of a list where the answer gives it
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +289,7 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
             break
         budget -= len(text)
         picked.extend(used)
-        facts.append(Fact(unit.n, text, min(u.position for u in used), len(facts), code))
+        facts.append(Fact(unit.n, text, min(u.position for u in used), len(facts), code, used == [unit] and unit.item))
         for t in unit.terms & weights.keys():
             weights[t] /= 2  # covered: the next fact should answer another part of the question
     return sorted(facts, key=lambda f: (f.n, f.position))

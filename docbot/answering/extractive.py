@@ -39,15 +39,31 @@ def fit(facts: Sequence[Fact], limit: int, titles: Mapping[int, str] | None = No
     return sorted(kept, key=lambda f: (f.n, f.position))
 
 
+def _listed(facts: Sequence[Fact]) -> list[bool]:
+    """Which facts are lines of a list: list items (or table rows) given two or more in a row from one source. A
+    lone item among sentences reads as one of them."""
+    out = [False] * len(facts)
+    i = 0
+    while i < len(facts):
+        j = i
+        while j < len(facts) and facts[j].item and not facts[j].code and facts[j].n == facts[i].n:
+            j += 1
+        out[i:j] = [j - i >= 2] * (j - i)
+        i = max(j, i + 1)
+    return out
+
+
 def render(facts: Sequence[Fact], title: str = "") -> list[str]:
-    """Paragraphs: a source's consecutive prose facts share one, each ending in its marker; code stands alone,
-    introduced by its own first line of prose or else by its source's ``title`` (a signature is no "Example")."""
+    """Paragraphs: a source's consecutive prose facts share one, each ending in its marker, and its consecutive list
+    items (or table rows) are a list, a line each (run into one paragraph, "smart_quotes — True — whether to convert
+    straight quotes [2] smart_angled_quotes — …" read as one sentence); code stands alone, introduced by its own
+    first line of prose or else by its source's ``title`` (a signature is no "Example")."""
     parts: list[str] = []
     line: list[str] = []
-    last = None
-    for fact in facts:
-        if line and (fact.n != last or fact.code):
-            parts.append(" ".join(line))
+    last: tuple[int, bool] | None = None
+    for fact, listed in zip(facts, _listed(facts)):
+        if line and ((fact.n, listed) != last or fact.code):
+            parts.append(("\n" if last and last[1] else " ").join(line))
             line = []
         if fact.code and "\n" in fact.text:
             intro, sep, code = fact.text.partition("\n\n")
@@ -56,10 +72,10 @@ def render(facts: Sequence[Fact], title: str = "") -> list[str]:
             else:
                 parts += [f"{title or 'Example'} [{fact.n}]", fact.text]  # "[n]:" would not read as a marker
         else:
-            line.append(f"{fact.text} [{fact.n}]")
-        last = fact.n
+            line.append(f"{'- ' if listed else ''}{fact.text} [{fact.n}]")
+        last = (fact.n, listed)
     if line:
-        parts.append(" ".join(line))
+        parts.append(("\n" if last and last[1] else " ").join(line))
     return parts
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from crawlers.parse.extract import extract
-from docbot.answering.compress import compress
-from docbot.answering.extractive import MAX_WORDS, ExtractiveGenerator
+from docbot.answering.compress import Fact, compress
+from docbot.answering.extractive import MAX_WORDS, ExtractiveGenerator, render
 from docbot.answering.generate import Passage
 from docbot.report.facts import question_sentences, word_count
 
@@ -74,3 +74,22 @@ def test_a_code_block_without_its_own_introduction_is_named_by_its_source() -> N
     assert "Example [1]" not in text
     assert text.index("g_hash_table_steal() [1]") < text.index("```")
 
+
+
+def test_the_rows_of_a_table_are_a_list_a_line_each() -> None:
+    # Python-Markdown's SmartyPants options (MkDocs): the rows it quoted ran into one paragraph, "smart_quotes — True
+    # — whether to convert straight quotes [2] smart_angled_quotes — False — …", read as one sentence
+    page = (Path(__file__).resolve().parents[2] / "fixtures" / "mkdocs_option_table.html").read_bytes()
+    usage = next(s for s in extract(page, "http://docs.test/extensions/smarty.html").sections if s.anchor == "usage")
+    text = ExtractiveGenerator().generate("Which options convert quotes?",
+                                          [Passage(1, usage.title, usage.path, usage.text)])
+    lines = text.split("\n")
+    assert "- smart_quotes — True — whether to convert straight quotes [1]" in lines
+    assert "- smart_angled_quotes — False — whether to convert angled quotes [1]" in lines
+
+
+def test_a_lone_list_item_among_sentences_reads_as_one_of_them() -> None:
+    facts = [Fact(1, "Python-Markdown includes an API for extension writers.", 0),
+             Fact(1, "Preprocessors alter the source before it is passed to the parser.", 2, item=True),
+             Fact(1, "There are classes and helpers provided to ease writing your extension.", 5)]
+    assert render(facts) == [" ".join(f"{f.text} [1]" for f in facts)]
