@@ -200,7 +200,17 @@ def _extend(chosen: _Unit, by_source: Sequence[_Unit], relevant: Callable[[_Unit
     items = _list_items(following)
     if not items:
         return text, False, [chosen]
-    return f"{text} " + "; ".join(clip(i.text) for i in items), False, [chosen, *items]
+    return f"{text} {_run_on(items)}", False, [chosen, *items]
+
+
+def _run_on(items: Sequence[_Unit]) -> str:
+    """List items as the rest of their introduction's sentence: "; " between them, but a space after one that ends
+    a sentence of its own ("… You do not need to implement your own. pattern is …", never "own.; pattern")."""
+    out = ""
+    for item in items:
+        text = clip(item.text)
+        out += text if not out else (" " if out.endswith((".", "!", "?")) else "; ") + text
+    return out
 
 
 def _closeness(candidates: Sequence[_Unit], weights: dict[str, float],

@@ -340,3 +340,25 @@ def test_an_embedding_fault_leaves_the_words_to_decide() -> None:
 
     question = "I passed cookies= on one call of my Session, but the next call doesn't send them. Why?"
     assert compress(question, [SESSIONS], similarity=broken) == compress(question, [SESSIONS])
+
+
+def test_list_items_that_end_their_own_sentences_are_not_joined_by_semicolons() -> None:
+    # Python-Markdown's extension API (MkDocs): "… is the inherited constructor. You do not need to implement your
+    # own.; pattern is the regular expression string …"
+    page = extract(b"""<html><head><title>Writing Extensions</title></head><body>
+    <h3 id="inlineprocessors">Inline Processors</h3>
+    <p>Inline processors inherit from <code>InlineProcessor</code>, are initialized, and implement <code>handleMatch</code>:</p>
+    <ul>
+    <li>
+    <p><code>__init__(self, pattern, md=None)</code> is the inherited constructor.  You do not need to implement your own.</p>
+    <ul>
+    <li><code>pattern</code> is the regular expression string that must match the code block in order for the <code>handleMatch</code> method
+      to be called.</li>
+    <li><code>md</code>, an optional parameter, is a pointer to the instance of <code>markdown.Markdown</code></li>
+    </ul>
+    </li>
+    </ul></body></html>""", "http://docs.test/extensions/api.html")
+    section = next(s for s in page.sections if s.anchor == "inlineprocessors")
+    given = said("What must an inline processor implement?", Passage(1, section.title, section.path, section.text))
+    assert "You do not need to implement your own. pattern is the regular expression string" in given, given
+    assert "method to be called. md, an optional parameter" in given, given  # bare names keep "; " (FLAKY above)
