@@ -80,11 +80,14 @@ def render(facts: Sequence[Fact], title: str = "") -> list[str]:
 
 
 def _named(passage: Passage) -> str:
-    """How a "see also" line names a section: its title, with its parent's when the title is a generic one."""
+    """How a "see also" line names a section: its title, with its parent's when the title is a generic one, without
+    the full stop of a title written as a sentence (release notes' "Markdown class instance references.": the line
+    ends in its own)."""
     title = passage.title
     if title.strip().lower() in GENERIC_TITLES and len(passage.path) >= 2 and passage.path[-2] != title:
         return f"{passage.path[-2]} › {title}"
-    return title
+    stripped = title.rstrip()
+    return stripped[:-1] if stripped.endswith(".") and not stripped.endswith("..") else title
 
 
 class ExtractiveGenerator:

@@ -93,3 +93,12 @@ def test_a_lone_list_item_among_sentences_reads_as_one_of_them() -> None:
              Fact(1, "Preprocessors alter the source before it is passed to the parser.", 2, item=True),
              Fact(1, "There are classes and helpers provided to ease writing your extension.", 5)]
     assert render(facts) == [" ".join(f"{f.text} [1]" for f in facts)]
+
+
+def test_a_see_also_line_drops_the_full_stop_of_a_title_written_as_a_sentence() -> None:
+    # Python-Markdown's 3.0 release notes title their changes with sentences: "See also Markdown class instance
+    # references. [2]." ended twice
+    notes = Passage(2, "Markdown class instance references.",
+                    ("Python-Markdown 3.0 Release Notes", "Markdown class instance references."), "")
+    text = ExtractiveGenerator().generate("how do I limit the upload size?", [UPLOAD, notes])
+    assert text.rstrip().endswith("See also Markdown class instance references [2].")
