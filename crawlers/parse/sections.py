@@ -2,7 +2,8 @@
 
 Headings, API/definition entries and the anchors the page links to (:mod:`crawlers.parse.anchor_sections`) open
 sections; every other element's text goes to the innermost open section (:mod:`crawlers.parse.section_text`). Headings
-are anchored by :mod:`crawlers.parse.heading_anchors`; API entries are known and named the way their generator does
+are anchored by :mod:`crawlers.parse.heading_anchors`; a table row that is a record is one line
+(:mod:`crawlers.parse.table_rows`); API entries are known and named the way their generator does
 (:mod:`crawlers.parse.api_entries`), and what is chrome (:mod:`crawlers.parse.chrome`) is skipped.
 """
 
