@@ -34,9 +34,7 @@ def one_line(row: etree._Element) -> bool:
         if tag in _NOT_IN_A_LINE:
             return False
         blocks = blocks or tag in _BREAKS
-    if len("".join(text_of(row).split())) > ROW_CHARS:
-        return False
-    return blocks or _data_row(row)
+    return (blocks or _data_row(row)) and len("".join(text_of(row).split())) <= ROW_CHARS
 
 
 def _cells(row: etree._Element) -> list[etree._Element]:
@@ -50,11 +48,19 @@ def _data_row(row: etree._Element) -> bool:
     if len(cells) < 2 or all(c.tag == "th" for c in cells):
         return False
     table = next(row.iterancestors("table"), None)
-    if table is None:
-        return False
-    head = next(table.iter("thead"), None)
-    first = next((r for r in (head if head is not None else table).iter("tr")), None)
-    if first is None or first is row or next(first.iterancestors("table"), None) is not table:
+    first = _first_row(table) if table is not None else None
+    if first is None or first is row:
         return False
     named = _cells(first)
     return bool(named) and all(c.tag == "th" for c in named)
+
+
+def _first_row(table: etree._Element) -> etree._Element | None:
+    """The table's first row, its head's if it has one: found among the table's first children, so that asking it
+    for every row of a long table stays linear."""
+    for child in table:
+        if child.tag == "tr":
+            return child
+        if child.tag in ("thead", "tbody"):
+            return next((r for r in child if r.tag == "tr"), None)
+    return None
