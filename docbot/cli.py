@@ -4,7 +4,8 @@ Each subcommand lives in ``docbot/commands/<name>.py`` and exposes
 ``register(subparsers)`` (adds its parser, sets ``func``) and a
 ``run(args, settings) -> int``. Usage errors (an invalid docbot.toml among them) exit 2; other failures print
 one line that says what to do next and exit 1 (never a traceback; ``-vv`` logs it).
-SIGTERM unwinds like Ctrl-C, so parse workers are shut down and nothing half-written replaces a file.
+SIGTERM unwinds like Ctrl-C, so parse workers are shut down and nothing half-written replaces a file
+(:mod:`docbot.terminate`).
 """
 
 from __future__ import annotations
@@ -12,15 +13,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
-import signal
 import sys
-import threading
 from collections.abc import Sequence
-from typing import Any
 
 from crawlers.errors import CrawlerError
 from docbot.config import load_settings
 from docbot.errors import DocbotError
+from docbot.terminate import Terminated, catch_sigterm
 
 COMMANDS = ("crawl", "index", "ask", "check_links", "report", "refresh", "slack")
 
@@ -46,14 +45,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the program is so ``finally`` blocks (worker pools, temp files) run."""
-
-
-def _on_sigterm(signum: int, frame: object) -> None:
-    raise Terminated()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -62,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    previous = _catch_sigterm()
+    restore = catch_sigterm()
     try:
         settings = load_settings(
             data_dir=args.data_dir,
@@ -87,17 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("docbot: interrupted; nothing was replaced", file=sys.stderr)
         return 130
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-
-
-def _catch_sigterm() -> Any:
-    """Turn SIGTERM into :class:`Terminated` (main thread only); returns the handler to restore."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    previous = signal.getsignal(signal.SIGTERM)
-    signal.signal(signal.SIGTERM, _on_sigterm)
-    return previous
+        restore()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -138,6 +138,9 @@ def test_killed_command_leaves_consistent_files_and_no_process(tmp_path: Path, c
         finally:
             for pid in session_pids(proc.pid):  # never leave them to the next test
                 os.kill(pid, signal.SIGKILL)
+            if proc.poll() is None:  # reaped here: its Popen would warn in whatever test collects it
+                proc.kill()
+                proc.wait(timeout=30)
         if sent:  # SIGTERM: the CLI's own exit code
             assert proc.returncode == (143 if sig == signal.SIGTERM else -signal.SIGKILL)
 
