@@ -1,7 +1,7 @@
 """SIGTERM stops the command wherever it lands: also where Python prints an exception and goes on.
 
 The crawl forks its parse workers, and a SIGTERM that came while ``os.fork`` ran its hooks in the parent raised
-:class:`docbot.terminate.Terminated` inside logging's lock release, where it was printed and dropped: the crawl went on,
+:class:`docbot.commands.terminate.Terminated` inside logging's lock release, where it was printed and dropped: the crawl went on,
 and a service manager's ``stop`` waited for it. Each case runs in a process of its own, with the CLI's handlers.
 """
 
@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAM = """
 import os, signal, sys, time
-from docbot.terminate import Terminated, catch_sigterm
+from docbot.commands.terminate import Terminated, catch_sigterm
 
 def term_here():
     os.kill(os.getpid(), signal.SIGTERM)  # the handler runs at the next instruction: in this function
