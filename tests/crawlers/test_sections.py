@@ -200,3 +200,14 @@ def test_a_table_row_whose_cells_hold_paragraphs_is_one_line_as_a_list_item_is()
     # a long row is a layout table's and a row holding code keeps its blocks: its paragraphs stay paragraphs
     assert "A page laid out in a table." in lines and "```" in lines and "crontab()" in lines
     assert lines[-1] == "After the tables."
+
+
+def test_a_chapter_heading_that_links_to_its_contents_entry_titles_the_page() -> None:
+    # texi2html writes <h1 class="chapter"><a href="gettext_toc.html#TOC166">10. Producing Binary MO Files</a></h1>:
+    # taken for a site banner, the page was titled "GNU gettext utilities: 10. …" and its first paragraph's marker
+    # started a section titled by that paragraph
+    ex = parse_fixture("texi2html_options.html")
+    assert ex.title == "10. Producing Binary MO Files"
+    chapter = by_anchor(ex, "SEC172")
+    assert (chapter.kind, chapter.path) == ("heading", ("10. Producing Binary MO Files",))
+    assert by_anchor(ex, "SEC173").path == ("10. Producing Binary MO Files", "10.1 Invoking the msgfmt Program")
