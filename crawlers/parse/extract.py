@@ -80,7 +80,7 @@ EXTRACTOR_VERSION = 10  # 5: what each link says about its target (crawlers.pars
 # 9: a table row whose cells hold paragraphs is one line, a footnote is titled by its text, Sphinx's "[source]" links are
 # chrome, a page whose headings name releases is release notes (crawlers.sourcetype.markup_hint); 10: an <h1> linked to a
 # place in a page is no banner, a definition's opening markers start their section at its terms, a frameset's frames
-# are links, a <title>'s leading separator goes
+# are links, a <title>'s leading separator goes, an id on what holds a heading's text is the heading's
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
