@@ -17,9 +17,9 @@ import sys
 from collections.abc import Sequence
 
 from crawlers.errors import CrawlerError
+from docbot.commands.terminate import Terminated, catch_sigterm
 from docbot.config import load_settings
 from docbot.errors import DocbotError
-from docbot.commands.terminate import Terminated, catch_sigterm
 
 COMMANDS = ("crawl", "index", "ask", "check_links", "report", "refresh", "slack")
 

@@ -6,7 +6,8 @@ and list the entries at the top with ``href="#x"`` links. The page's own links s
 an id or ``<a name>`` that a link of the page points at starts a section when it sits between blocks (an empty
 marker, or a block element with that id) outside an API entry, and the section runs to the next section start (such an anchor, a
 heading, an API entry), the end of the block that holds the id (a headless ``<section id>``) or the marker (a
-``<dl>`` of entries), or the end of the API entry list it is in. A section with less than
+``<dl>`` of entries), or the end of the API entry list it is in; markers that open a definition start it at the terms
+it defines (:func:`_definition_markers`). A section with less than
 :data:`MIN_ANCHOR_SECTION_CHARS` of text is no section: its text and ids stay where they were (a marker just
 before a heading, a footnote). Nor is one that starts where its heading's section starts when the heading would
 keep no text of its own (Texinfo's index markers just below a heading: a link to one lands on the heading), unless
@@ -121,6 +122,8 @@ def may_start(el: etree._Element, cur: OpenSection) -> list[str]:
     if cur.kind == "api":
         return []  # inside an API entry a linked parameter or member is a part of the entry, as its headings are
     ids = anchor_ids(el)
+    if not ids and el.tag == "dt":
+        ids = [i for marker in _definition_markers(el) for i in anchor_ids(marker)]
     if not ids or any(not part.isspace() for part in cur.inline):
         return []  # a target in the middle of a sentence (a footnote reference) starts nothing
     if (el.tag not in ANCHOR_BLOCKS and has_text(el)) or _in_entry(el):
@@ -128,11 +131,33 @@ def may_start(el: etree._Element, cur: OpenSection) -> list[str]:
     return ids
 
 
+def _definition_markers(dt: etree._Element) -> list[etree._Element]:
+    """The empty markers a definition opens with, when ``dt`` is the first of the terms it defines: they start a
+    section at the terms, which name what it describes (texi2html's options: ``<dt>‘-c’</dt><dt>‘--check’</dt><dd>
+    <a name="IDX978"></a><a name="IDX979"></a><p>Perform all the checks…``: a section started at the markers left the
+    option to the section before it)."""
+    if (before := _sibling(dt, preceding=True)) is not None and before.tag == "dt":
+        return []  # not the first term
+    dd = _sibling(dt)
+    while dd is not None and dd.tag == "dt":
+        dd = _sibling(dd)
+    if dd is None or dd.tag != "dd" or (dd.text or "").strip():
+        return []
+    markers = list(takewhile(lambda el: el.tag == "a" and not el.get("href") and not has_text(el), dd))
+    ends = [i for i, el in enumerate(markers) if (el.tail or "").strip()]  # text after a marker ends the run
+    return markers[: ends[0] + 1 if ends else len(markers)]
+
+
+def _sibling(el: etree._Element, preceding: bool = False) -> etree._Element | None:
+    """The element before (or after) ``el`` among its siblings, comments and processing instructions skipped."""
+    return next((sib for sib in el.itersiblings(preceding=preceding) if isinstance(sib.tag, str)), None)
+
+
 def linked_start(ids: list[str], cur: OpenSection, linked: Mapping[str, PageLink]) -> str | None:
     """Of ``el``'s ids that may start a section (:func:`may_start`), the first one linked, unless the section in
-    effect already has it."""
+    effect already lands there (its anchor, or an id it took with it: a definition's markers, :func:`_definition_markers`)."""
     ident = next((i for i in ids if i in linked), None)
-    return None if ident is None or (cur.anchor is not None and ident == cur.anchor) else ident
+    return None if ident is None or (cur.anchor is not None and (ident == cur.anchor or ident in cur.aliases)) else ident
 
 
 def _in_entry(el: etree._Element) -> bool:
@@ -167,8 +192,12 @@ def open_anchor(el: etree._Element, ident: str, host: OpenSection, before: OpenS
     ``host``); its title and path are set when it ends (:func:`close_anchor`)."""
     while before.into is not None:  # the section before it was too short to be one: it is where that one went
         before = before.into
-    sec = OpenSection(ident, [i for i in anchor_ids(el) if i != ident], "", host.raw_level + 1, ANCHOR, host.path,
-                      opener=el if el.tag in ANCHOR_BLOCKS else _container(el, main), before=before)
+    ids, opener = anchor_ids(el), el if el.tag in ANCHOR_BLOCKS else _container(el, main)
+    if ident not in ids:  # a term, where its definition's markers start a section: it ends where theirs would
+        markers = _definition_markers(el)
+        ids, opener = [i for m in markers for i in anchor_ids(m)], _container(markers[-1], main)
+    sec = OpenSection(ident, [i for i in ids if i != ident], "", host.raw_level + 1, ANCHOR, host.path,
+                      opener=opener, before=before)
     sec.prefix, before.prefix = before.prefix, ""  # a list item's marker goes with its text
     # it starts where its heading's (or entry's) text starts: nothing of that section before it (the API entries of
     # a heading may be: Requests' "Status Code Lookup" is an entry, then the module's target and the heading's text)
@@ -207,7 +236,9 @@ def rejoin(sec: OpenSection, opened: list[OpenSection], linked: Mapping[str, Pag
     of a table of contents (SQLite's ``<h1>…</h1><dl><a name="abs"></a><dt>abs(X)``…) stay a section each."""
     link = linked.get(sec.anchor or "")
     anywhere = link is None or not link.ahead
-    if sec.before is not None and (last or anywhere) and _starts_heading(sec):
+    # the text before any heading is no section once one opens: Doxygen's list of deprecations, with no heading, lost
+    # its first entry to it (the marker of a navigation bar just before the first heading still goes back to it)
+    if sec.before is not None and not sec.before.preamble and (last or anywhere) and _starts_heading(sec):
         _fold(sec, sec.before, opened, opens, anywhere)
 
 

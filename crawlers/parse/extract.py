@@ -35,12 +35,16 @@ log = logging.getLogger(__name__)
 SKIPPED_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "about:")
 TITLE_SEPARATORS = (" — ", " – ", " | ", " · ", " :: ")
 _WS = re.compile(r"\s+")
+_EMPTY_HEAD = re.compile(r"^(?:[:|·—–-]+ )+")  # a title that starts with a separator: the site's name was empty
 _ANCHOR_XPATH = etree.XPath("//@id | //a/@name", smart_strings=False)  # plain str: no link back to the tree
 # Doxygen's page title, outside its main region (and the only one when the page has no <title>)
 _HEADER_TITLE = etree.XPath("//div[contains(concat(' ', @class, ' '), ' headertitle ')]"
                             "//div[contains(concat(' ', @class, ' '), ' title ')]")
 # A page's links, <base> and <link rel=canonical> are found by lxml's tag-filtered walk, whose names libxml2 matches in
 # C: an XPath "//a/@href" first gathers every node of the page (0.32 → 0.11 CPU-s for the three over python3.11-doc).
+# What a page links to: a frameset page's frames are its content (Javadoc's index.html before Java 11, gettext's C#
+# docs); an <iframe> embeds into a page that has its own, and is not followed
+_LINKING = {"a": "href", "area": "href", "frame": "src"}
 _CANONICAL_CASE = str.maketrans("CANOIL", "canoil")  # rel="Canonical" counts: the letters of the word lowered
 
 
@@ -70,13 +74,15 @@ class Extracted:
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
 # of a map written by another version parses every page again instead of trusting "304 Not Modified".
-EXTRACTOR_VERSION = 10  # 5: what each link says about its target (crawlers.parse.mentions), each page's visible text; 6: the
+EXTRACTOR_VERSION = 11  # 5: what each link says about its target (crawlers.parse.mentions), each page's visible text; 6: the
 # text left out of it that a browser might search (crawlers.parse.visible_text.hidden_text); 7: a section for every anchor
 # the page links to (crawlers.parse.anchor_sections); 8: and for every anchor other pages link to (crawlers.crawl.cross_links);
 # 9: a table row whose cells hold paragraphs is one line, a footnote is titled by its text, Sphinx's "[source]" links are
 # chrome, a page whose headings name releases is release notes (crawlers.sourcetype.markup_hint); 10: a row of bare
 # cells under a header row is one line too (crawlers.parse.table_rows), a term's title drops the colon after it, and a
-# URL's words count run together ("change_log" is a changelog)
+# URL's words count run together ("change_log" is a changelog); 11: an <h1> linked to a
+# place in a page is no banner, a definition's opening markers start their section at its terms, a frameset's frames
+# are links, a <title>'s leading separator goes, an id on what holds a heading's text is the heading's
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
@@ -241,7 +247,7 @@ def _absolute(raw: str, base_page: str, base_dir: str) -> str | None:
 def _links(root: etree._Element, resolve: Callable[[str], str | None]) -> tuple[str, ...]:
     seen: set[str] = set()
     out: list[str] = []
-    hrefs = (href for el in in_document(root, "a", "area") if (href := el.get("href")) is not None)
+    hrefs = (href for el in in_document(root, *_LINKING) if (href := el.get(_LINKING[el.tag])) is not None)
     for raw in dict.fromkeys(hrefs):  # most pages repeat their links (sidebar, breadcrumbs, body)
         absolute = resolve(raw)
         if absolute is not None and absolute not in seen:
@@ -271,8 +277,9 @@ def _text(el: etree._Element | None) -> str:
 
 
 def clean_title(title: str) -> str:
-    """``<title>`` without an obvious site suffix ("Quickstart — Flask Documentation" → "Quickstart")."""
-    title = _WS.sub(" ", title).strip()
+    """``<title>`` without an obvious site suffix ("Quickstart — Flask Documentation" → "Quickstart"), nor the
+    separator left before it by an empty site name (Javadoc's ": Class GettextResource" when no title was set)."""
+    title = _EMPTY_HEAD.sub("", _WS.sub(" ", title).strip())
     for sep in TITLE_SEPARATORS:
         head, found, _ = title.partition(sep)
         if found and head.strip():

@@ -2,7 +2,9 @@
 
 A heading's anchor is its own id, else the id its same-page headerlink points at, else the id of the section
 wrapper it opens (DocBook's ``div.sect1``), else an empty marker element (a label span, an ``<a name>``) just
-before or inside it; every other such id stays an alias that lands on the same place.
+before or inside it, else an element inside it that holds its text (``<h2><a name="intro">Introduction</a></h2>``,
+texi2html's footnotes ``<h3><a name="FOOT1" href="…#DOCF1">(1)</a></h3>``); every other such id stays an alias that
+lands on the same place.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from urllib.parse import unquote
 
 from lxml import etree
 
+from crawlers.parse.anchor_sections import anchor_ids
 from crawlers.parse.chrome import is_chrome
 from crawlers.parse.html import has_text
 
@@ -38,6 +41,7 @@ def resolve_heading(
     """(anchor, aliases, from_marker) of a heading, from ids the generator wrote."""
     own = h.get("id") or None
     inside = [i for m in h.iterdescendants() if _is_marker(m) for i in marker_ids(m) if i != own]
+    holding = [i for el in h.iterdescendants() if not _is_marker(el) for i in anchor_ids(el) if i != own]
     wrappers: list[str] = []
     markers: list[str] = []
     node = h
@@ -66,7 +70,7 @@ def resolve_heading(
         if str(href)[1:] in anchors:
             link_target = str(href)[1:]
             break
-    candidates = [c for c in [own, *wrappers, *inside, *markers] if c]
+    candidates = [c for c in [own, *wrappers, *inside, *markers, *holding] if c]
     if own:
         anchor: str | None = own
     elif link_target and link_target in candidates:
@@ -75,8 +79,8 @@ def resolve_heading(
         anchor = wrappers[0]
     elif link_target:
         anchor = link_target
-    elif inside or markers:
-        anchor = (inside or markers)[0]
+    elif inside or markers or holding:
+        anchor = (inside or markers or holding)[0]
     else:
         anchor = None
     if link_target and link_target not in candidates:

@@ -58,6 +58,7 @@ class OpenSection:
     before: OpenSection | None = None  # the section in effect where an anchor section starts: too short, it rejoins it
     at_start: bool = False  # an anchor section that starts where its heading's section starts: it may be that one
     into: OpenSection | None = None  # the section an anchor section's text and ids went back to: it is no section
+    preamble: bool = False  # the text before any section: no section when one opens, nor where an anchor lands
     sig: bool = False
     blocks: list[tuple[str, bool]] = field(default_factory=list)
     block_links: list[int] = field(default_factory=list)  # link characters of each block

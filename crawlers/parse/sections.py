@@ -45,10 +45,10 @@ END_BREAKS = BLOCKS | {"li", "dt"}
 
 
 def _is_banner(h1: etree._Element) -> bool:
-    """An <h1> whose whole text is a link to another page: the site's name over every page (Django's theme
-    writes <h1><a href="../../index.html">Django 3.2 documentation</a></h1> above the page's own <h1>)."""
+    """An <h1> whose whole text links to another page (Django's <h1><a href="../../index.html">Django 3.2 documentation
+    </a></h1>), not to a place in one (texi2html's <h1><a href="gettext_toc.html#TOC166">10. Producing…</a></h1>)."""
     total, linked = link_text(h1)
-    return total > 0 and linked == total
+    return total > 0 and linked == total and any("#" not in href for a in h1.iter("a") if (href := a.get("href")))
 
 
 def _names_page(heading: str, title: str) -> bool:
@@ -130,7 +130,7 @@ class _SectionWalk:
         self.main, self.anchors, self.skip, self.links = main, anchors, skip, links
         self.page_title, self.title_h1 = page_title, title_h1
         self.opens, self.closes = opens, closes
-        self.preamble = OpenSection(None, [], page_title, 1, "heading", (page_title,))
+        self.preamble = OpenSection(None, [], page_title, 1, "heading", (page_title,), preamble=True)
         self.opened: list[OpenSection] = []
         self.stack: list[OpenSection] = []
         self.cur = self.preamble
@@ -171,7 +171,7 @@ class _SectionWalk:
             if action == _HEADING and room:
                 self.open_heading(el, tag)
             elif not (action == _ENTRY and room and self.open_entry(el)):
-                if ident or tag == "a":  # nothing else may start a section or hold an id
+                if ident or tag in ("a", "dt"):  # nothing else may start a section or hold an id (a dt: may_start)
                     self.mark(el, tag, ident)
                 self.add_text(el, tag, action)
         self.in_effect().flush()

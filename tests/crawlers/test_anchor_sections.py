@@ -5,7 +5,7 @@ from __future__ import annotations
 from crawlers.parse.extract import Extracted, extract
 from crawlers.parse.mentions import section_owners
 from crawlers.parse.section_text import ExtractedSection
-from tests.crawlers.fixture_pages import FIXTURES
+from tests.crawlers.fixture_pages import FIXTURES, URL
 
 SQLITE_URL = "http://127.0.0.1:8000/lang_corefunc.html"
 SQLITE_ENTRIES = {"abs": "abs(X)", "changes": "changes()", "char": "char(X1,X2,...,XN)",
@@ -179,3 +179,38 @@ def test_a_footnote_is_titled_by_its_text_not_its_mark() -> None:
     note = by_id(extract(html, "http://127.0.0.1:8000/optimizing.html"), "id4")
     assert note.kind == "anchor" and note.title == "The chapter is available to read for free here."
     assert note.path[-2:] == ("Memory Usage", "The chapter is available to read for free here.")
+
+
+def test_markers_opening_a_definition_start_their_section_at_its_terms() -> None:
+    # texi2html's option tables: <dt>‘-c’</dt><dt>‘--check’</dt><dd><a name="IDX978"></a><a name="IDX979"></a><p>…
+    # The index links to the markers; a section starting at them left "‘-c’ ‘--check’" to the section before and
+    # quoted "Perform all the checks…" without the option it describes
+    page = (FIXTURES / "texi2html_options.html").read_bytes()
+    elsewhere = frozenset(f"IDX{n}" for n in range(926, 982))
+    ex = extract(page, URL, elsewhere=elsewhere)
+    heading = by_id(ex, "SEC183")  # the first entry, right below its heading, is the heading's section
+    assert heading.title == "10.1.10 Input file interpretation" and "IDX979" in (*heading.aliases, *heading.inner_ids)
+    assert heading.text.startswith("‘-c’\n\n‘--check’\n\nPerform all the checks implied by --check-format")
+    entry = by_id(ex, "IDX980")
+    assert (entry.kind, entry.title) == ("anchor", "‘--check-format’")
+    assert entry.text.startswith("‘--check-format’\n\nCheck language dependent format strings.")
+    assert "IDX981" in (*entry.aliases, *entry.inner_ids)
+    assert not any("‘--check-format’" in s.text for s in ex.sections if s is not entry)
+
+
+def test_a_definition_at_the_top_of_a_page_without_headings_is_a_section_of_its_own() -> None:
+    # Doxygen's deprecated.html: <div class="title">Deprecated List</div> (no heading), then <dt>Class X</dt><dd><a
+    # class="anchor" id="_deprecated000008"></a>Use …</dd>, linked from each class's page. The first entry started where
+    # the page's text starts and went back to it, which is no section once another opens: its text was lost
+    html = b"""<html><head><title>JsonCpp: Deprecated List</title></head><body><div class="PageDoc">
+    <div class="header"><div class="headertitle"><div class="title">Deprecated List </div></div></div>
+    <div class="contents"><div class="textblock"><dl class="reflist">
+    <dt>Class <a class="el" href="class_json_1_1_fast_writer.html">Json::FastWriter</a></dt>
+    <dd><a class="anchor" id="_deprecated000008"></a>Use StreamWriterBuilder, which writes any style.</dd>
+    <dt>Class <a class="el" href="class_json_1_1_reader.html">Json::Reader</a></dt>
+    <dd><a class="anchor" id="_deprecated000001"></a>Use CharReader and CharReaderBuilder instead.</dd>
+    </dl></div></div></div></body></html>"""
+    ex = extract(html, URL, elsewhere=frozenset({"_deprecated000008", "_deprecated000001"}))
+    first, second = by_id(ex, "_deprecated000008"), by_id(ex, "_deprecated000001")
+    assert (first.title, second.title) == ("Class Json::FastWriter", "Class Json::Reader")
+    assert first.text == "Class Json::FastWriter\n\nUse StreamWriterBuilder, which writes any style."

@@ -32,6 +32,26 @@ def test_a_link_after_the_closing_html_tag_is_a_link() -> None:
     assert extract(html, URL).links == (URL.rsplit("/", 1)[0] + "/portal.html",)
 
 
+def test_the_frames_of_a_frameset_page_are_its_links() -> None:
+    # gettext's C# and Java API docs (gettext-doc) open with a frameset: <frame src> was no link, and the crawl never
+    # reached a page of either; an <iframe> embeds into a page that has text of its own, and is not followed
+    html = b"""<HTML><HEAD><TITLE>-</TITLE></HEAD><FRAMESET COLS="150,*"><FRAMESET ROWS="50%,50%">
+    <FRAME SRC="namespaces.html" NAME="namespaces"><FRAME SRC="GNU_Gettext.html" NAME="members"></FRAMESET>
+    <FRAME SRC="begin.html" NAME="contents"><NOFRAMES><a href="begin.html">Start</a></NOFRAMES></FRAMESET></HTML>"""
+    base = URL.rsplit("/", 1)[0] + "/"
+    assert extract(html, URL).links == (base + "namespaces.html", base + "GNU_Gettext.html", base + "begin.html")
+    embed = b"<html><body><p>Watch:</p><iframe src='demo.html'></iframe><a href='a.html'>a</a></body></html>"
+    assert extract(embed, URL).links == (base + "a.html",)
+
+
+def test_a_title_that_starts_with_a_separator_is_the_rest() -> None:
+    # gettext's Javadoc (no -doctitle): <TITLE>: Class  GettextResource</TITLE>, the page's only title (its heading is
+    # an <H2>); a name that starts with a dash is no separator
+    page = "<html><head><title>\n: Class  GettextResource\n</title></head><body><p>Text.</p></body></html>"
+    assert extract(page, URL).title == "Class GettextResource"
+    assert extract("<html><head><title>-fPIC - GCC</title></head><body><p>x</p></body></html>", URL).title == "-fPIC - GCC"
+
+
 def test_extract_anchors_matches_extract_on_every_fixture() -> None:
     for path in sorted(FIXTURES.glob("*.html")):
         data = path.read_bytes()

@@ -95,3 +95,16 @@ def test_an_empty_sidebar_before_the_title_lends_it_no_anchor() -> None:
             '</body></html>')
     sections = extract(html, "http://docs.test/timers.html").sections
     assert [(s.anchor, s.title) for s in sections] == [(None, "Timers"), ("accuracy", "Accuracy")]
+
+
+def test_a_named_link_or_element_holding_the_heading_text_lands_on_the_heading() -> None:
+    # texi2html's footnotes: <h3><a name="FOOT1" href="gettext_1.html#DOCF1">(1)</a></h3>, linked from the text; and
+    # hand-written pages' <h2><a name="intro">Introduction</a></h2>: the sections had no anchor, their links no fragment
+    html = b"""<html><body><h1>Footnotes</h1><h3><a name="FOOT1" href="gettext_1.html#DOCF1">(1)</a></h3>
+    <p>In this manual, all mentions of Emacs refers to either GNU Emacs or to XEmacs.</p>
+    <h2><a name="intro">Introduction</a></h2><p>Some text.</p>
+    <h2><span id="s2">Second</span> <a name="later">part</a></h2><p>More text.</p>
+    <h2 id="own"><a name="legacy">Third</a></h2><p>Last text.</p></body></html>"""
+    sections = extract(html, URL).sections
+    assert [(s.anchor, s.aliases) for s in sections[1:]] == [
+        ("FOOT1", ()), ("intro", ()), ("s2", ("later",)), ("own", ("legacy",))]

@@ -253,3 +253,12 @@ def test_the_colon_after_a_term_is_no_part_of_its_title() -> None:
     assert [by_anchor(ex, a).title for a in ("extension_configs", "output_format", "std")] == [
         "extension_configs", "output_format", "std::"]
     assert by_anchor(ex, "output_format").text.startswith("output_format:")  # the text is as the page writes it
+def test_a_chapter_heading_that_links_to_its_contents_entry_titles_the_page() -> None:
+    # texi2html writes <h1 class="chapter"><a href="gettext_toc.html#TOC166">10. Producing Binary MO Files</a></h1>:
+    # taken for a site banner, the page was titled "GNU gettext utilities: 10. …" and its first paragraph's marker
+    # started a section titled by that paragraph
+    ex = parse_fixture("texi2html_options.html")
+    assert ex.title == "10. Producing Binary MO Files"
+    chapter = by_anchor(ex, "SEC172")
+    assert (chapter.kind, chapter.path) == ("heading", ("10. Producing Binary MO Files",))
+    assert by_anchor(ex, "SEC173").path == ("10. Producing Binary MO Files", "10.1 Invoking the msgfmt Program")
