@@ -37,6 +37,12 @@ class InvalidConfig(ConfigError):
     exit_code = 2
 
 
+class UsageError(DocbotError):
+    """The command line leaves a choice docbot cannot make (which site to crawl): exit 2, as argparse's errors."""
+
+    exit_code = 2
+
+
 class SiteNotFound(DocbotError):
     """A site was named that is not configured or has no anchor map."""
 

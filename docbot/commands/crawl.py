@@ -14,7 +14,7 @@ from crawlers.fetch import FetchError
 from crawlers.model import AnchorMap, map_path
 from docbot.commands.args import positive_float, positive_int, site_name, start_url
 from docbot.config import Settings, SiteConfig
-from docbot.errors import SiteNotFound
+from docbot.errors import SiteNotFound, UsageError
 from docbot.indexing.generations import Generation
 from docbot.refresh import change_lists, listed
 from docbot.updating import update_site
@@ -32,7 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "it), write anchor_maps/SITE.json, and report what changed.",
     )
     p.add_argument("url", nargs="?", type=start_url, help="start URL (default: the site's url in docbot.toml, else its map's base URL)")
-    p.add_argument("--site", required=True, type=site_name, help="site name (the map is written to ANCHOR_MAPS/NAME.json)")
+    p.add_argument("--site", type=site_name,
+                   help="site name (the map is written to ANCHOR_MAPS/NAME.json; default: the one site in docbot.toml)")
     p.add_argument("--max-pages", type=positive_int, help="stop queueing pages after N (default 10000)")
     p.add_argument("--concurrency", type=positive_int, help="parallel requests to the host (default 8)")
     p.add_argument("--max-time", type=positive_float, metavar="SECONDS",
@@ -50,7 +51,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def config_from_args(args: argparse.Namespace, settings: Settings) -> CrawlConfig:
-    """The crawl config: command line over the site's docbot.toml entry."""
+    """The crawl config: command line over the site's docbot.toml entry (without ``--site``, the only one)."""
+    if args.site is None:
+        args.site = _only_site(settings, args.url)
     site = next((s for s in settings.sites if s.name == args.site), None) or SiteConfig(args.site, "")
     url = args.url or site.url
     path = map_path(settings.anchor_maps, args.site)
@@ -66,6 +69,21 @@ def config_from_args(args: argparse.Namespace, settings: Settings) -> CrawlConfi
         max_pages=args.max_pages or site.max_pages, concurrency=args.concurrency or site.concurrency,
         max_time=args.max_time or site.max_time, render=args.render or site.render,
     ).crawl_config()
+
+
+def _only_site(settings: Settings, url: str | None) -> str:
+    """The site a crawl without ``--site`` means: docbot.toml's only one (a URL must be its URL), else an error that
+    names the choices."""
+    names = [s.name for s in settings.sites]
+    if len(names) == 1 and (url is None or url == settings.sites[0].url):
+        return names[0]
+    if url is not None:
+        raise UsageError(f"name the site {url} is crawled as: `docbot crawl {url} --site NAME` (the map is written "
+                         "to ANCHOR_MAPS/NAME.json)")
+    if not names:
+        raise UsageError("name the site to crawl: `docbot crawl URL --site NAME`, or add it to docbot.toml")
+    raise UsageError(f"name the site to crawl: --site NAME (docbot.toml has {', '.join(names)}; `docbot refresh` "
+                     "recrawls them all)")
 
 
 def _progress() -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:

@@ -85,6 +85,29 @@ def test_crawl_takes_url_and_patterns_from_config(tmp_path: Path, capsys: pytest
     assert code == 0 and json.loads(out)["pages"] == 2
 
 
+def test_without_site_the_only_site_of_the_config_is_crawled(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_site(tmp_path / "site")
+    with serve_directory(tmp_path / "site") as base:
+        (tmp_path / "docbot.toml").write_text(f'[[sites]]\nname = "tiny"\nurl = "{base}"\n', encoding="utf-8")
+        code, out, _ = run(tmp_path, capsys, "--json")
+    assert code == 0 and json.loads(out)["site"] == "tiny"
+    assert (tmp_path / "maps" / "tiny.json").is_file()
+
+
+@pytest.mark.parametrize(("sites", "args", "says"), [
+    (["a", "b"], [], "--site NAME (docbot.toml has a, b;"),
+    ([], [], "docbot crawl URL --site NAME"),
+    (["a"], ["http://127.0.0.1:9/other/"], "docbot crawl http://127.0.0.1:9/other/ --site NAME"),
+])
+def test_without_site_a_choice_docbot_cannot_make_is_a_usage_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], sites: list[str], args: list[str], says: str) -> None:
+    (tmp_path / "docbot.toml").write_text(
+        "".join(f'[[sites]]\nname = "{n}"\nurl = "http://127.0.0.1:9/{n}/"\n' for n in sites), encoding="utf-8")
+    code, out, err = run(tmp_path, capsys, *args)
+    assert code == 2 and out == "" and says in err and err.startswith("docbot: ")
+    assert not (tmp_path / "maps").exists()  # nothing was crawled or written
+
+
 def test_unreachable_start_url_exits_1_with_a_clear_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_site(tmp_path / "site")
     (tmp_path / "docbot.toml").write_text("", encoding="utf-8")
