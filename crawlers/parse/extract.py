@@ -74,7 +74,7 @@ class Extracted:
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
 # of a map written by another version parses every page again instead of trusting "304 Not Modified".
-EXTRACTOR_VERSION = 11  # 5: what each link says about its target (crawlers.parse.mentions), each page's visible text; 6: the
+EXTRACTOR_VERSION = 12  # 5: what each link says about its target (crawlers.parse.mentions), each page's visible text; 6: the
 # text left out of it that a browser might search (crawlers.parse.visible_text.hidden_text); 7: a section for every anchor
 # the page links to (crawlers.parse.anchor_sections); 8: and for every anchor other pages link to (crawlers.crawl.cross_links);
 # 9: a table row whose cells hold paragraphs is one line, a footnote is titled by its text, Sphinx's "[source]" links are
@@ -82,7 +82,8 @@ EXTRACTOR_VERSION = 11  # 5: what each link says about its target (crawlers.pars
 # cells under a header row is one line too (crawlers.parse.table_rows), a term's title drops the colon after it, and a
 # URL's words count run together ("change_log" is a changelog); 11: an <h1> linked to a
 # place in a page is no banner, a definition's opening markers start their section at its terms, a frameset's frames
-# are links, a <title>'s leading separator goes, an id on what holds a heading's text is the heading's
+# are links, a <title>'s leading separator goes, an id on what holds a heading's text is the heading's; 12: an id that
+# spells its heading's words (Javadoc 11's "method.summary" on "Method Summary") names no rustdoc method
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers

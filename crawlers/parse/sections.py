@@ -264,7 +264,7 @@ class _SectionWalk:
             path: tuple[str, ...] = (self.page_title,)
         else:
             path = (top.path if top is not None else (self.page_title,)) + (title,)
-        short = rustdoc_name(anchor) or title
+        short = rustdoc_name(anchor, title) or title
         if is_api and short != title:
             title = short
             path = (*path[:-1], title)
