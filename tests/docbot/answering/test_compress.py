@@ -362,3 +362,15 @@ def test_list_items_that_end_their_own_sentences_are_not_joined_by_semicolons() 
     given = said("What must an inline processor implement?", Passage(1, section.title, section.path, section.text))
     assert "You do not need to implement your own. pattern is the regular expression string" in given, given
     assert "method to be called. md, an optional parameter" in given, given  # bare names keep "; " (FLAKY above)
+
+
+def test_a_paragraph_without_a_sentence_s_end_does_not_run_into_the_next() -> None:
+    # jsoup's Javadoc (Parser.parseXmlFragment): each parameter is a paragraph of its own, the first without a full
+    # stop. Paired with a space, they read "… the fragment of XML to parse baseUri - base URI of document …".
+    text = ("Parse a fragment of XML into a list of nodes.\n\nParameters:\n\nfragmentXml - the fragment of XML to parse"
+            "\n\nbaseUri - base URI of document (i.e. original fetch location), for resolving relative URLs.\n\n"
+            "Returns:\n\nlist of nodes parsed from the input XML.")
+    passage = Passage(1, "parseXmlFragment(String, String)", ("Class Parser", "parseXmlFragment(String, String)"), text)
+    given = said("What are the fragmentXml and baseUri parameters of parseXmlFragment?", passage)
+    assert "fragmentXml - the fragment of XML to parse; baseUri - base URI of document" in given, given
+    assert "parse baseUri" not in given, given
