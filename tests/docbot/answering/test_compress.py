@@ -44,7 +44,19 @@ UPLOADS = Passage(1, "Improving Uploads", ("Uploading Files", "Improving Uploads
 def test_what_an_api_entry_does_starts_with_its_description_not_its_signature() -> None:
     facts = compress("What does Flask.route do?", [API["Flask.route()"], renumber(API["flask.Flask"], 2)])
     assert facts[0].n == 1 and facts[0].text.startswith("Decorate a view function")
-    assert all(not f.text.startswith(("route(rule", "Parameters:")) for f in facts)
+    assert all(not f.text.startswith("route(rule") and f.text != "Parameters:" for f in facts)
+    # a field's label is read with its paragraph, never given alone
+    assert any(f.text == "Parameters: rule (str) – The URL rule string." for f in facts)
+
+
+def test_a_field_s_label_opens_the_paragraph_after_it() -> None:
+    # jsoup's Javadoc (Document.OutputSettings.prettyPrint()): <dt>Returns:</dt><dd>if pretty printing is enabled.</dd>;
+    # without its label the answer's last fact read "if pretty printing is enabled. [1]"
+    text = ("Get if pretty printing is enabled. Default is true. If disabled, the HTML output methods will not "
+            "re-format the output.\n\nReturns:\n\nif pretty printing is enabled.")
+    assert [t for t, _, _ in units(text)][-1] == "Returns: if pretty printing is enabled."
+    assert units("Returns:\n\n```\nx = 1\n```")[0] == ("Returns:", False, False)  # code is introduced, not opened
+    assert units("It would try to load these files:\n\nfoo.js is first.")[0][0] == "It would try to load these files:"
 
 
 def test_a_question_in_the_docs_is_never_a_fact_and_an_introduction_brings_its_code() -> None:
