@@ -83,7 +83,8 @@ EXTRACTOR_VERSION = 12  # 5: what each link says about its target (crawlers.pars
 # URL's words count run together ("change_log" is a changelog); 11: an <h1> linked to a
 # place in a page is no banner, a definition's opening markers start their section at its terms, a frameset's frames
 # are links, a <title>'s leading separator goes, an id on what holds a heading's text is the heading's; 12: an id that
-# spells its heading's words (Javadoc 11's "method.summary" on "Method Summary") names no rustdoc method
+# spells its heading's words (Javadoc 11's "method.summary" on "Method Summary") names no rustdoc method, and a
+# heading with no text of its own over API entries ("Method Detail") is not counted against them (markup_hint)
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
@@ -179,7 +180,11 @@ def _split(root: etree._Element, main: etree._Element, chrome: frozenset[etree._
     closes: dict[etree._Element, int] = {main: OUTSIDE}
     starts: set[str] = set()
     sections, page_title, api_count, _ = walk_sections(main, anchors, html_title, chrome, opens, closes, linked, starts)
-    hint = markup_hint([s.title for s in sections if s.kind == "heading"], api_count)
+    # A heading with no text of its own over API entries (Javadoc's "Method Detail") is their container, not a guide's
+    # heading: counted, Javadoc's smaller classes had as many headings as entries and were typed as guides.
+    holders = {sec.path[:i] for sec in sections if sec.kind == "api" for i in range(1, len(sec.path))}
+    hint = markup_hint([sec.title for sec in sections if sec.kind == "heading"
+                        and (sec.text.strip() or sec.path not in holders)], api_count)
     if navigation:
         return Split(page_title, sections, hint, starts=frozenset(starts))
     run_text, run_tags, run_ids, run_hidden = visible_runs(root, opens, closes, hiding)

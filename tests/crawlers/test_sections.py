@@ -7,6 +7,17 @@ from crawlers.parse.extract import extract
 from tests.crawlers.fixture_pages import URL, by_anchor, parse_fixture
 
 
+def test_a_heading_with_no_text_over_api_entries_does_not_make_a_class_page_a_guide() -> None:
+    # jsoup's ParseError (Javadoc 11): 4 entries under "Method Detail", which has no text of its own, beside "Class
+    # ParseError", "Method Summary" and "Methods inherited from class java.lang.Object". Counting "Method Detail",
+    # the page had as many headings as entries and was typed as a guide.
+    ex = parse_fixture("javadoc11_class.html")
+    assert sum(s.kind == "api" for s in ex.sections) == 4
+    assert [s.title for s in ex.sections if s.kind == "heading"] == [
+        "Class ParseError", "Method Summary", "Methods inherited from class java.lang.Object", "Method Detail"]
+    assert ex.source_type_hint == "API reference"
+
+
 def test_sphinx_api_entries_nest_under_classes_and_skip_footnotes() -> None:
     ex = parse_fixture("sphinx_api.html")
     assert ex.title == "API" and ex.source_type_hint == "API reference"
