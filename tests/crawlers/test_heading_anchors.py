@@ -68,6 +68,9 @@ def test_javadoc11_dotted_ids_of_summary_and_detail_headings_name_no_member() ->
     assert (detail.title, detail.kind) == ("Method Detail", "heading")
     parse = by_anchor(ex, "parse(java.lang.String)")
     assert parse.kind == "api" and parse.path[-2:] == ("Method Detail", "parse(String)")
+    # <title>Jsoup (jsoup Java HTML Parser 1.15.3 API)</title> over <h2>Class Jsoup</h2>: the heading names the page
+    # (every source was titled "Jsoup (jsoup Java HTML Parser 1.15.3 API) › Class Jsoup › …")
+    assert ex.title == "Class Jsoup" and parse.path == ("Class Jsoup", "Method Detail", "parse(String)")
 
 
 def test_plain_html_preceding_a_name_and_links() -> None:
