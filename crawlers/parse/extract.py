@@ -85,7 +85,8 @@ EXTRACTOR_VERSION = 12  # 5: what each link says about its target (crawlers.pars
 # are links, a <title>'s leading separator goes, an id on what holds a heading's text is the heading's; 12: an id that
 # spells its heading's words (Javadoc 11's "method.summary" on "Method Summary") names no rustdoc method, and a
 # heading with no text of its own over API entries ("Method Detail") is not counted against them (markup_hint), and a
-# first heading that ends with the <title>'s name names the page ("Class Jsoup" for "Jsoup (jsoup … API)")
+# first heading that ends with the <title>'s name names the page ("Class Jsoup" for "Jsoup (jsoup … API)"), a <br>
+# in a heading parts its words
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
