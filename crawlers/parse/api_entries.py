@@ -10,8 +10,10 @@ from lxml import etree
 MAX_API_TITLE = 80
 API_DL = frozenset({"py", "c", "cpp", "js", "rst", "java", "std", "http", "dj"})
 CALLABLE_DL = frozenset({"function", "method", "classmethod", "staticmethod", "decorator", "decoratormethod", "coroutinefunction", "coroutinemethod"})
-# rustdoc's item ids ("method.push", "impl-Debug"); Javadoc's "method-summary" and "method-detail" are not items
+# rustdoc's item ids ("method.push", "impl-Debug"); Javadoc's "method-summary" and "method-detail" are not items,
+# nor Javadoc 11's "method.summary" and "method.detail" (an id that spells its heading's words, :func:`_spells`)
 RUSTDOC_ANCHOR = re.compile(r"^(?:(method|tymethod|structfield|variant|associatedtype|associatedconstant)\.|(impl)-)")
+_ID_WORDS = re.compile(r"[\s._-]+")
 NOTE_DL = frozenset({"footnote", "citation", "field-list"})
 API_HEADING_CLASSES = frozenset({"code-header", "memtitle", "method", "fn", "impl"})
 # Parts of one API entry that some generators title with headings (GTK-Doc: <h4>Parameters</h4>,
@@ -33,10 +35,17 @@ _DESCNAME = etree.XPath(".//*[contains(concat(' ', @class, ' '), ' descname ')]"
 _DESCCLASSNAME = etree.XPath(".//*[contains(concat(' ', @class, ' '), ' descclassname ')]")
 
 
-def rustdoc_name(anchor: str | None) -> str:
-    """``method.new`` → ``new()``, ``structfield.len`` → ``len``; "" for other anchors."""
+def _spells(anchor: str, title: str) -> bool:
+    """Whether ``anchor`` is ``title``'s own words ("method.summary" for Javadoc 11's "Method Summary"): the heading's
+    id, not an item's."""
+    return _ID_WORDS.split(anchor.casefold()) == _ID_WORDS.split(title.strip().casefold())
+
+
+def rustdoc_name(anchor: str | None, title: str = "") -> str:
+    """``method.new`` → ``new()``, ``structfield.len`` → ``len``; "" for other anchors and for an anchor that spells
+    the heading's ``title``."""
     m = RUSTDOC_ANCHOR.match(anchor or "")
-    if not m or m.group(2) == "impl":
+    if not m or m.group(2) == "impl" or _spells(anchor or "", title):
         return ""
     name = anchor[m.end():] if anchor else ""
     return f"{name}()" if m.group(1) in ("method", "tymethod") else name
@@ -59,7 +68,7 @@ def api_heading(heading: etree._Element, title: str, anchor: str | None, from_ma
     cls = set(heading.get("class", "").split())
     symbol = SYMBOL_HEADING.fullmatch(title.strip())
     is_api = bool(cls & API_HEADING_CLASSES) or symbol is not None or bool(
-        anchor and (("(" in anchor and (from_marker or anchor.endswith(")"))) or RUSTDOC_ANCHOR.match(anchor))
+        anchor and (("(" in anchor and (from_marker or anchor.endswith(")"))) or (RUSTDOC_ANCHOR.match(anchor) and not _spells(anchor, title)))
     )
     overload = JAVA_SIGNATURE.fullmatch(anchor or "")
     if overload and overload["name"] == title.strip():  # Javadoc: "toBoolean" ×6 → "toBoolean(String)"

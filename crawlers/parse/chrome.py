@@ -134,6 +134,8 @@ def _chrome_free_parts(el: etree._Element) -> str:
         if event == "start":
             if node is not el and is_chrome(node):
                 walker.skip_subtree()
+            elif node.tag == "br":  # a line break parts words: "Uses of Package<br>org.jsoup", never "Packageorg.jsoup"
+                parts.append("\n")
             elif node.text:
                 parts.append(node.text)
         elif node is not el and node.tail:

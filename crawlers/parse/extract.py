@@ -74,7 +74,7 @@ class Extracted:
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
 # of a map written by another version parses every page again instead of trusting "304 Not Modified".
-EXTRACTOR_VERSION = 11  # 5: what each link says about its target (crawlers.parse.mentions), each page's visible text; 6: the
+EXTRACTOR_VERSION = 12  # 5: what each link says about its target (crawlers.parse.mentions), each page's visible text; 6: the
 # text left out of it that a browser might search (crawlers.parse.visible_text.hidden_text); 7: a section for every anchor
 # the page links to (crawlers.parse.anchor_sections); 8: and for every anchor other pages link to (crawlers.crawl.cross_links);
 # 9: a table row whose cells hold paragraphs is one line, a footnote is titled by its text, Sphinx's "[source]" links are
@@ -82,7 +82,11 @@ EXTRACTOR_VERSION = 11  # 5: what each link says about its target (crawlers.pars
 # cells under a header row is one line too (crawlers.parse.table_rows), a term's title drops the colon after it, and a
 # URL's words count run together ("change_log" is a changelog); 11: an <h1> linked to a
 # place in a page is no banner, a definition's opening markers start their section at its terms, a frameset's frames
-# are links, a <title>'s leading separator goes, an id on what holds a heading's text is the heading's
+# are links, a <title>'s leading separator goes, an id on what holds a heading's text is the heading's; 12: an id that
+# spells its heading's words (Javadoc 11's "method.summary" on "Method Summary") names no rustdoc method, and a
+# heading with no text of its own over API entries ("Method Detail") is not counted against them (markup_hint), and a
+# first heading that ends with the <title>'s name names the page ("Class Jsoup" for "Jsoup (jsoup … API)"), a <br>
+# in a heading parts its words
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
@@ -178,7 +182,11 @@ def _split(root: etree._Element, main: etree._Element, chrome: frozenset[etree._
     closes: dict[etree._Element, int] = {main: OUTSIDE}
     starts: set[str] = set()
     sections, page_title, api_count, _ = walk_sections(main, anchors, html_title, chrome, opens, closes, linked, starts)
-    hint = markup_hint([s.title for s in sections if s.kind == "heading"], api_count)
+    # A heading with no text of its own over API entries (Javadoc's "Method Detail") is their container, not a guide's
+    # heading: counted, Javadoc's smaller classes had as many headings as entries and were typed as guides.
+    holders = {sec.path[:i] for sec in sections if sec.kind == "api" for i in range(1, len(sec.path))}
+    hint = markup_hint([sec.title for sec in sections if sec.kind == "heading"
+                        and (sec.text.strip() or sec.path not in holders)], api_count)
     if navigation:
         return Split(page_title, sections, hint, starts=frozenset(starts))
     run_text, run_tags, run_ids, run_hidden = visible_runs(root, opens, closes, hiding)

@@ -53,10 +53,13 @@ def _is_banner(h1: etree._Element) -> bool:
 
 def _names_page(heading: str, title: str) -> bool:
     """Whether the page's first heading is its ``<title>``, alone or before the site's name ("What Is Ownership?"
-    for mdBook's "What is Ownership? - The Rust Programming Language")."""
+    for mdBook's "What is Ownership? - The Rust Programming Language"), or the title's name after what it names
+    ("Class Jsoup" for Javadoc 11's "Jsoup (jsoup Java HTML Parser 1.15.3 API)")."""
     head, rest = heading.casefold(), title.casefold()
-    return bool(head) and rest.startswith(head) and (
-        len(rest) == len(head) or rest[len(head):].startswith(_TITLE_TAILS))
+    if head and rest.startswith(head) and (len(rest) == len(head) or rest[len(head):].startswith(_TITLE_TAILS)):
+        return True
+    name = min((rest.split(tail, 1)[0] for tail in (*_TITLE_TAILS, " (") if tail in rest), key=len, default="")
+    return bool(name.strip()) and head.endswith(" " + name.strip())
 
 
 def _hidden(el: etree._Element, skip: frozenset[etree._Element]) -> bool:
@@ -264,7 +267,7 @@ class _SectionWalk:
             path: tuple[str, ...] = (self.page_title,)
         else:
             path = (top.path if top is not None else (self.page_title,)) + (title,)
-        short = rustdoc_name(anchor) or title
+        short = rustdoc_name(anchor, title) or title
         if is_api and short != title:
             title = short
             path = (*path[:-1], title)

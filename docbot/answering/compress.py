@@ -185,15 +185,18 @@ def _extend(chosen: _Unit, by_source: Sequence[_Unit], relevant: Callable[[_Unit
             return f"{clip(before[0].text)}\n\n{text}", True, [before[0], chosen]
         return text, True, [chosen]
     if not chosen.text.rstrip().endswith(":"):
+        # a paragraph without a sentence's end runs into the next one ("fragmentXml - the fragment of XML to parse
+        # baseUri - base URI of …", Javadoc's parameters): "; " parts them, as between list items
+        sep = " " if _SENTENCE_END.search(text.rstrip()) else "; "
         if after and not after.code and not after.item and not chosen.item and relevant(after) \
                 and norm(after.text) != norm(chosen.text) \
                 and len(chosen.text.split()) + len(after.text.split()) <= PAIR_WORDS:
             if not after.text.rstrip().endswith(":"):
-                return f"{text} {clip(after.text)}", False, [chosen, after]
+                return f"{text}{sep}{clip(after.text)}", False, [chosen, after]
             # The next sentence introduces code or a list: the pair comes with what it introduces, or not at all.
             more, code, used = _extend(after, by_source, relevant, code_ok)
             if len(used) > 1:
-                return f"{text} {more}", code, [chosen, *used]
+                return f"{text}{sep}{more}", code, [chosen, *used]
         return text, False, [chosen]
     if after and after.code and code_ok:
         return f"{text}\n\n{trim_code(after.text)}", True, [chosen, after]

@@ -22,6 +22,7 @@ LEAD_WORDS = 60  # the fallback fact: this much of a section's lead
 TERM_WORDS = 4  # a paragraph this short, without a sentence's end, names what the next paragraph describes
 TERM_CHARS = 60
 INTRO_WORDS = 5  # a shorter line without punctuation before code is a label or a term ("Example"), not a sentence
+LABEL_WORDS = 2  # "Returns:", "Return type:": a field's label, read with the paragraph after it
 MAX_TERMS = 3  # "-u", "--include-untracked", "--no-include-untracked"; more in a row are a table's cells
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -76,8 +77,9 @@ def _runs_into_code(text: str, code: bool, item: bool) -> bool:
 def units(text: str) -> list[tuple[str, bool, bool]]:
     """(text, is_code, is_list_item) in document order. The terms a description follows (a definition list's
     "-u" and "--include-untracked") open its first sentence ("-u, --include-untracked: When used with…"): cut
-    off from them, the description does not say what it describes. A sentence the code after it finishes ends in
-    ':', as an introduction does, so that it is given with its code or not at all."""
+    off from them, the description does not say what it describes; so does a field's label ("Returns:") open the
+    paragraph after it. A sentence the code after it finishes ends in ':', as an introduction does, so that it is
+    given with its code or not at all."""
     out: list[tuple[str, bool, bool]] = []
     terms: list[str] = []
 
@@ -111,9 +113,17 @@ def units(text: str) -> list[tuple[str, bool, bool]]:
             sentences[0] = f"{', '.join(terms)}: {sentences[0]}"
             terms.clear()
         spill()
+        if sentences and out and _field_label(*out[-1]):  # "Returns:" + "the matching element, or null if none."
+            sentences[0] = f"{out.pop()[0]} {sentences[0]}"
         out.extend((s, False, False) for s in sentences)
     spill()
     return out
+
+
+def _field_label(text: str, code: bool, item: bool) -> bool:
+    """A field's label ("Returns:", "Throws:", "Return type:"): alone, what follows it reads as a stray fragment ("if
+    pretty printing is enabled.")."""
+    return not code and not item and text.endswith(":") and len(text.split()) <= LABEL_WORDS
 
 
 def norm(text: str) -> str:

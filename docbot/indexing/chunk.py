@@ -9,8 +9,9 @@ Rules:
   short trailing paragraph of the previous part is repeated as overlap.
 - A single code block longer than ``CODE_SPLIT_FACTOR`` × budget is split at
   blank lines inside it (each piece re-fenced); a shorter one stays whole even
-  if it exceeds the budget. A single prose paragraph over budget is split at
-  sentence ends, then at words.
+  if it exceeds the budget. A list or table over budget is split between its
+  lines (an item, a row), each kept on its own line; a single prose paragraph
+  (or line) over budget is split at sentence ends, then at words.
 - The anchor is the section's own when the anchor map has it for that page;
   otherwise the nearest ancestor's (previous section on the page with a lower
   level); otherwise the page itself (``anchor=None``, ``deep_url=url``).
@@ -200,6 +201,26 @@ def _split_prose(block: str, budget: int) -> list[str]:
     return pieces
 
 
+def _split_lines(block: str, budget: int) -> list[str]:
+    """Split an over-long block of lines (a list's items, a table's rows) between lines: split as a paragraph, the
+    rows ran into one line ("… data parameters - Connection.Request — data(…) — …"), and so did answers quoting it."""
+    pieces: list[str] = []
+    current: list[str] = []
+    for line in block.splitlines():
+        if estimate_tokens(line) > budget:
+            pieces.extend(["\n".join(current)] if current else [])
+            pieces.extend(_split_prose(line, budget))
+            current = []
+        elif current and estimate_tokens("\n".join([*current, line])) > budget:
+            pieces.append("\n".join(current))
+            current = [line]
+        else:
+            current.append(line)
+    if current:
+        pieces.append("\n".join(current))
+    return pieces
+
+
 def split_text(text: str, budget: int = DEFAULT_BUDGET, overlap: int = DEFAULT_OVERLAP) -> list[str]:
     """Split ``text`` into parts of about ``budget`` tokens at block boundaries (see module doc)."""
     if estimate_tokens(text) <= budget:
@@ -210,6 +231,8 @@ def split_text(text: str, budget: int = DEFAULT_BUDGET, overlap: int = DEFAULT_O
             blocks.append(block)
         elif _is_code(block):
             blocks.extend(_split_code(block, budget) if estimate_tokens(block) > CODE_SPLIT_FACTOR * budget else [block])
+        elif "\n" in block.strip():
+            blocks.extend(_split_lines(block, budget))
         else:
             blocks.extend(_split_prose(block, budget))
     parts: list[list[str]] = []

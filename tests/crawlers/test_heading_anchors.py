@@ -59,6 +59,20 @@ def test_javadoc_named_anchors_before_headings_and_latin1() -> None:
     assert any("Café crème" in s.text for s in ex.sections)
 
 
+def test_javadoc11_dotted_ids_of_summary_and_detail_headings_name_no_member() -> None:
+    # Javadoc 11 writes <a id="method.summary"></a><h3>Method Summary</h3>: an id that spells its heading's own words
+    # is the heading's, not rustdoc's "method.push" (which titled both "summary()" and "detail()" as methods)
+    ex = parse_fixture("javadoc11.html")
+    summary, detail = by_anchor(ex, "method.summary"), by_anchor(ex, "method.detail")
+    assert (summary.title, summary.kind) == ("Method Summary", "heading")
+    assert (detail.title, detail.kind) == ("Method Detail", "heading")
+    parse = by_anchor(ex, "parse(java.lang.String)")
+    assert parse.kind == "api" and parse.path[-2:] == ("Method Detail", "parse(String)")
+    # <title>Jsoup (jsoup Java HTML Parser 1.15.3 API)</title> over <h2>Class Jsoup</h2>: the heading names the page
+    # (every source was titled "Jsoup (jsoup Java HTML Parser 1.15.3 API) › Class Jsoup › …")
+    assert ex.title == "Class Jsoup" and parse.path == ("Class Jsoup", "Method Detail", "parse(String)")
+
+
 def test_plain_html_preceding_a_name_and_links() -> None:
     ex = parse_fixture("plain.html")
     assert [(s.anchor, s.title) for s in ex.sections] == [

@@ -7,6 +7,17 @@ from crawlers.parse.extract import extract
 from tests.crawlers.fixture_pages import URL, by_anchor, parse_fixture
 
 
+def test_a_heading_with_no_text_over_api_entries_does_not_make_a_class_page_a_guide() -> None:
+    # jsoup's ParseError (Javadoc 11): 4 entries under "Method Detail", which has no text of its own, beside "Class
+    # ParseError", "Method Summary" and "Methods inherited from class java.lang.Object". Counting "Method Detail",
+    # the page had as many headings as entries and was typed as a guide.
+    ex = parse_fixture("javadoc11_class.html")
+    assert sum(s.kind == "api" for s in ex.sections) == 4
+    assert [s.title for s in ex.sections if s.kind == "heading"] == [
+        "Class ParseError", "Method Summary", "Methods inherited from class java.lang.Object", "Method Detail"]
+    assert ex.source_type_hint == "API reference"
+
+
 def test_sphinx_api_entries_nest_under_classes_and_skip_footnotes() -> None:
     ex = parse_fixture("sphinx_api.html")
     assert ex.title == "API" and ex.source_type_hint == "API reference"
@@ -262,3 +273,14 @@ def test_a_chapter_heading_that_links_to_its_contents_entry_titles_the_page() ->
     chapter = by_anchor(ex, "SEC172")
     assert (chapter.kind, chapter.path) == ("heading", ("10. Producing Binary MO Files",))
     assert by_anchor(ex, "SEC173").path == ("10. Producing Binary MO Files", "10.1 Invoking the msgfmt Program")
+
+
+def test_a_line_break_in_a_heading_parts_its_words() -> None:
+    # Javadoc 11's package-use pages: <h1 title="Uses of Package org.jsoup" class="title">Uses of Package<br>org.jsoup
+    # </h1> titled the page and every section under it "Uses of Packageorg.jsoup"
+    html = ('<html><head><title>Uses of Package org.jsoup (jsoup API)</title></head><body><main>'
+            '<h1 class="title">Uses of Package<br>org.jsoup</h1><p>Classes used by org.jsoup.</p>'
+            '<h2 id="used">Classes in org.jsoup<br/>used by org.jsoup.nodes</h2><p>Jsoup</p></main></body></html>')
+    ex = extract(html, "http://docs.test/org/jsoup/package-use.html")
+    assert ex.title == "Uses of Package org.jsoup"
+    assert by_anchor(ex, "used").path == ("Uses of Package org.jsoup", "Classes in org.jsoup used by org.jsoup.nodes")

@@ -44,7 +44,19 @@ UPLOADS = Passage(1, "Improving Uploads", ("Uploading Files", "Improving Uploads
 def test_what_an_api_entry_does_starts_with_its_description_not_its_signature() -> None:
     facts = compress("What does Flask.route do?", [API["Flask.route()"], renumber(API["flask.Flask"], 2)])
     assert facts[0].n == 1 and facts[0].text.startswith("Decorate a view function")
-    assert all(not f.text.startswith(("route(rule", "Parameters:")) for f in facts)
+    assert all(not f.text.startswith("route(rule") and f.text != "Parameters:" for f in facts)
+    # a field's label is read with its paragraph, never given alone
+    assert any(f.text == "Parameters: rule (str) – The URL rule string." for f in facts)
+
+
+def test_a_field_s_label_opens_the_paragraph_after_it() -> None:
+    # jsoup's Javadoc (Document.OutputSettings.prettyPrint()): <dt>Returns:</dt><dd>if pretty printing is enabled.</dd>;
+    # without its label the answer's last fact read "if pretty printing is enabled. [1]"
+    text = ("Get if pretty printing is enabled. Default is true. If disabled, the HTML output methods will not "
+            "re-format the output.\n\nReturns:\n\nif pretty printing is enabled.")
+    assert [t for t, _, _ in units(text)][-1] == "Returns: if pretty printing is enabled."
+    assert units("Returns:\n\n```\nx = 1\n```")[0] == ("Returns:", False, False)  # code is introduced, not opened
+    assert units("It would try to load these files:\n\nfoo.js is first.")[0][0] == "It would try to load these files:"
 
 
 def test_a_question_in_the_docs_is_never_a_fact_and_an_introduction_brings_its_code() -> None:
@@ -362,3 +374,15 @@ def test_list_items_that_end_their_own_sentences_are_not_joined_by_semicolons() 
     given = said("What must an inline processor implement?", Passage(1, section.title, section.path, section.text))
     assert "You do not need to implement your own. pattern is the regular expression string" in given, given
     assert "method to be called. md, an optional parameter" in given, given  # bare names keep "; " (FLAKY above)
+
+
+def test_a_paragraph_without_a_sentence_s_end_does_not_run_into_the_next() -> None:
+    # jsoup's Javadoc (Parser.parseXmlFragment): each parameter is a paragraph of its own, the first without a full
+    # stop. Paired with a space, they read "… the fragment of XML to parse baseUri - base URI of document …".
+    text = ("Parse a fragment of XML into a list of nodes.\n\nParameters:\n\nfragmentXml - the fragment of XML to parse"
+            "\n\nbaseUri - base URI of document (i.e. original fetch location), for resolving relative URLs.\n\n"
+            "Returns:\n\nlist of nodes parsed from the input XML.")
+    passage = Passage(1, "parseXmlFragment(String, String)", ("Class Parser", "parseXmlFragment(String, String)"), text)
+    given = said("What are the fragmentXml and baseUri parameters of parseXmlFragment?", passage)
+    assert "fragmentXml - the fragment of XML to parse; baseUri - base URI of document" in given, given
+    assert "parse baseUri" not in given, given

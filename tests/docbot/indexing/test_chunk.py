@@ -126,3 +126,14 @@ def test_overlap_repeats_a_short_paragraph() -> None:
     parts = split_text(text, budget=300, overlap=50)
     assert len(parts) >= 2
     assert any(p.startswith("short bridge") for p in parts[1:])
+
+
+def test_an_over_long_list_is_split_between_its_lines_each_kept_on_its_own() -> None:
+    # Javadoc's method summary: a table of rows, a line each, longer than a chunk. Split as one paragraph its rows
+    # ran into one line ("… data parameters - Connection.Request — data(…) — …") and answers quoted them so.
+    rows = [f"    - Connection.Request — method{i}(int millis) — Update the request setting number {i}." for i in range(40)]
+    parts = split_text("Modifier and Type Method Description\n\n" + "\n".join(rows), budget=100)
+    assert len(parts) > 2
+    lines = [line for part in parts for line in part.split("\n") if line.strip()]
+    assert lines == ["Modifier and Type Method Description", *rows]
+    assert all(estimate_tokens(part) <= 100 + 60 for part in parts)
