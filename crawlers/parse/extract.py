@@ -181,7 +181,7 @@ def _split(root: etree._Element, main: etree._Element, chrome: frozenset[etree._
     opens: dict[etree._Element, int] = {}
     closes: dict[etree._Element, int] = {main: OUTSIDE}
     starts: set[str] = set()
-    sections, page_title, api_count, _ = walk_sections(main, anchors, html_title, chrome, opens, closes, linked, starts)
+    sections, page_title, api_count = walk_sections(main, anchors, html_title, chrome, opens, closes, linked, starts)
     # A heading with no text of its own over API entries (Javadoc's "Method Detail") is their container, not a guide's
     # heading: counted, Javadoc's smaller classes had as many headings as entries and were typed as guides.
     holders = {sec.path[:i] for sec in sections if sec.kind == "api" for i in range(1, len(sec.path))}

@@ -105,10 +105,10 @@ class OpenSection:
         return "".join(out)[:MAX_SECTION_CHARS]
 
 
-def finish_sections(opened: list[OpenSection], preamble: OpenSection, page_title: str) -> tuple[tuple[ExtractedSection, ...], str, int, int]:
+def finish_sections(opened: list[OpenSection], preamble: OpenSection, page_title: str) -> tuple[tuple[ExtractedSection, ...], str, int]:
     if not opened:
         if not preamble.blocks:
-            return (), page_title, 0, 0
+            return (), page_title, 0
         opened = [preamble]
     headings = [s.raw_level for s in opened if s.kind == "heading"]
     offset = min(headings) - 1 if headings else 0
@@ -131,7 +131,7 @@ def finish_sections(opened: list[OpenSection], preamble: OpenSection, page_title
         for s in opened
     )
     api = sum(1 for s in opened if s.kind == "api" and s.sig)
-    return out, page_title, api, len(headings)
+    return out, page_title, api
 
 
 def _is_link_list(section: OpenSection) -> bool:

@@ -102,8 +102,8 @@ def walk_sections(
     main: etree._Element, anchors: frozenset[str], html_title: str, skip: frozenset[etree._Element],
     opens: dict[etree._Element, int] | None = None, closes: dict[etree._Element, int] | None = None,
     linked: Mapping[str, PageLink] | None = None, starts: set[str] | None = None,
-) -> tuple[tuple[ExtractedSection, ...], str, int, int]:
-    """(sections, page title, API entry count, heading count) of the main region.
+) -> tuple[tuple[ExtractedSection, ...], str, int]:
+    """(sections, page title, API entry count) of the main region.
 
     ``linked``: the page's anchors its own links point at (→ the link's text); each starts a section where it sits
     between blocks (:mod:`crawlers.parse.anchor_sections`).

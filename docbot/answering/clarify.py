@@ -94,15 +94,15 @@ def within_site(question: str, hits: Sequence[Hit], doc_freq: Mapping[str, int],
                 with_site: bool = False) -> Ambiguity | None:
     """Options when sections of unrelated pages of one site score alike and each answers the whole question
     (``with_site``: labels name the site, for a question that named none)."""
-    distinct: list[Hit] = []
+    distinct: list[tuple[Hit, frozenset[str], frozenset[str]]] = []  # each with its page's and its own title words
     for hit in hits:
-        if distinct and hit.source_type != distinct[0].source_type:
+        if distinct and hit.source_type != distinct[0][0].source_type:
             continue  # a guide and the API entry it describes are one answer told twice, not two meanings
         words, own = _title_words(hit), frozenset(tokenize(hit.title))
-        if all(h.url != hit.url and _overlap(words, _title_words(h)) <= TITLE_OVERLAP
-               and _overlap(own, frozenset(tokenize(h.title))) <= SECTION_OVERLAP for h in distinct):
-            distinct.append(hit)
-    return _choose(question, distinct, doc_freq, docs, gap, minimum, WITHIN_SITE, with_site)
+        if all(h.url != hit.url and _overlap(words, h_words) <= TITLE_OVERLAP and _overlap(own, h_own) <= SECTION_OVERLAP
+               for h, h_words, h_own in distinct):
+            distinct.append((hit, words, own))
+    return _choose(question, [h for h, _, _ in distinct], doc_freq, docs, gap, minimum, WITHIN_SITE, with_site)
 
 
 def _choose(question: str, candidates: Sequence[Hit], doc_freq: Mapping[str, int], docs: int, gap: float,
