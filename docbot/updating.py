@@ -14,7 +14,6 @@ generations is adopted on its next indexing (:mod:`docbot.indexing.legacy`).
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import logging
 import shutil
@@ -26,6 +25,7 @@ from crawlers.crawl import CrawlConfig, CrawlResult, check_loss, crawl
 from crawlers.errors import AnchorMapError
 from crawlers.model import AnchorMap, Mention, PageText, SectionText, map_path
 from crawlers.texts import read_mentions, write_mentions, write_page_texts, write_section_texts
+from docbot.commands import terminate
 from docbot.config import Settings
 from docbot.errors import WriteFailed
 from docbot.indexing import legacy
@@ -74,7 +74,7 @@ def crawl_site(settings: Settings, config: CrawlConfig, writer: GenerationWriter
     # What pages said about the sections they link to, as the last crawl kept it (None: every page is parsed again)
     previous_mentions = read_mentions(source.mentions_file) if source is not None else None if previous else []
     previous_pages = _pages(source)  # pages' visible texts, kept for the pages that did not change
-    result = asyncio.run(crawl(config, previous, previous_texts, client=client, progress=progress,
+    result = terminate.run(crawl(config, previous, previous_texts, client=client, progress=progress,
                                previous_mentions=previous_mentions, previous_pages=previous_pages))
     published = map_path(settings.anchor_maps, config.site)
     check_loss(config, previous, result, published, force)

@@ -6,16 +6,25 @@ release, when the crawl forks its parse workers). There a crawl went on as if no
 its pages took. ``sys.unraisablehook`` sees such a :class:`Terminated` and has a thread send the signal again, to
 the main thread, once the hook has returned: the handler then raises in the code around that place, where the
 exception unwinds (or in the next such place, and the signal is sent once more).
+
+Inside an event loop (:func:`run`, the crawl's) the handler raises nothing: it cancels the loop's main task, as
+asyncio does for Ctrl-C, and :class:`Terminated` is raised once the loop is closed. Raised in the loop's own
+bookkeeping (a future's ``add_done_callback`` between a task's yield and its wake-up being registered), it left a
+task nothing would wake, and closing the loop waited for that task forever: a refresh alive 30 s after SIGTERM.
 """
 
 from __future__ import annotations
 
 import _thread
+import asyncio
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")  # what run's coroutine returns
 
 RESEND_S = 0.01  # how long after a dropped SIGTERM it is sent again
 
@@ -27,6 +36,7 @@ class Terminated(KeyboardInterrupt):
 class _Hook:
     running = False  # a Terminated raised in the hook would be dropped without a trace (set by a plain store: no call
     # between clearing it and the hook's return, where the interpreter would run a pending handler)
+    cancel: Callable[[], None] | None = None  # while run's event loop runs: what cancels its main task
 
 
 _HOOK = _Hook()
@@ -35,6 +45,9 @@ _HOOK = _Hook()
 def _on_sigterm(signum: int, frame: object) -> None:
     if _HOOK.running:
         _thread.start_new_thread(_send_again, ())
+        return
+    if _HOOK.cancel is not None:
+        _HOOK.cancel()
         return
     raise Terminated()
 
@@ -68,3 +81,36 @@ def catch_sigterm() -> Callable[[], None]:
     signal.signal(signal.SIGTERM, _on_sigterm)
     sys.unraisablehook = raise_again
     return restore
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(main)``, where SIGTERM (with :func:`catch_sigterm`'s handler) cancels ``main`` and raises
+    :class:`Terminated` once the loop has closed, even if ``main`` swallowed the cancellation and returned."""
+    if threading.current_thread() is not threading.main_thread() or _HOOK.cancel is not None:
+        return asyncio.run(main)
+    sent = False
+
+    async def cancellable() -> T:
+        loop, task = asyncio.get_running_loop(), asyncio.current_task()
+        assert task is not None
+
+        def cancel() -> None:
+            nonlocal sent
+            sent = True
+            if not loop.is_closed():  # the handler interrupts the main thread, where the loop closes: no race
+                loop.call_soon_threadsafe(task.cancel)  # a no-op once the task is done
+
+        _HOOK.cancel = cancel
+        return await main
+
+    try:
+        result = asyncio.run(cancellable())
+    except asyncio.CancelledError:
+        if sent:
+            raise Terminated() from None
+        raise
+    finally:
+        _HOOK.cancel = None
+    if sent:
+        raise Terminated()
+    return result

@@ -26,6 +26,7 @@ from crawlers.fetch import Fetch, Fetcher, RenderingFetcher
 from crawlers.fetch.shell import shell_evidence
 from crawlers.parse.extract import extract, extract_anchors
 from crawlers.urls import normalize, split_directive, split_fragment
+from docbot.commands import terminate
 from docbot.references.textfrag import PageMatcher, parse
 from docbot.report.independent import IndependentPage
 
@@ -158,4 +159,4 @@ async def check_links(
 
 def check_links_sync(urls: Iterable[str], concurrency: int = DEFAULT_CONCURRENCY) -> dict[str, LiveCheck]:
     """Blocking wrapper around :func:`check_links` for command-line use."""
-    return asyncio.run(check_links(list(urls), concurrency=concurrency))
+    return terminate.run(check_links(list(urls), concurrency=concurrency))

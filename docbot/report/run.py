@@ -6,7 +6,6 @@ the whole report against a fake pipeline and a real local server.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -18,6 +17,7 @@ import httpx
 
 from crawlers.urls import join
 from docbot.answer import Status
+from docbot.commands import terminate
 from docbot.errors import ConfigError
 from docbot.report.calibration import calibrate
 from docbot.report.directive_figures import own_verdict
@@ -120,7 +120,7 @@ def score_answers(
     """Re-check every emitted link live and pair each answer with its question; a link's text directive is checked
     by the independent check and, given a ``validator``, by docbot's own rule."""
     links = [tuple(ref.url for ref in getattr(a, "references", ())) for a in answers]
-    checks = asyncio.run(check_links([u for group in links for u in group], client, concurrency))
+    checks = terminate.run(check_links([u for group in links for u in group], client, concurrency))
     results = []
     for q, a, urls in zip(questions, answers, links):
         results.append(
