@@ -37,6 +37,12 @@ _NAV_MARKS = re.compile(r"[«»←→↑]|\s\|\s")
 # documentation spells as a link, not as text: "…, like https://example.com/myapp/." would reach the user as "…, like ."
 _PROSE_URL = re.compile(r"\b(?:https?|ftp)://|\bwww\.\w", re.I)
 _VERSION_NOTE = re.compile(r"^(new|changed|added|deprecated|removed)( in| since)? (version|release) [\w.]+\.?$", re.I)
+# A row of a version history, keyed by the releases it names ("v12.8.0, v10.17.0 — The maxmem value can now be any
+# safe integer."): it says what changed in a release, not what the thing does, unless the question asks about changes.
+_RELEASE = r"(?:v\d+(?:\.\d+)*|\d+\.\d+\.\d+)(?:-\w+)?"
+_HISTORY_ROW = re.compile(rf"^{_RELEASE}(?:\s*,\s*{_RELEASE})* — ")
+_ASKS_HISTORY = re.compile(r"\b(versions?|releases?|released|history|changelog|deprecat\w*|introduced|since|upgrad\w*)\b",
+                           re.I)
 
 
 class Source(Protocol):
@@ -137,7 +143,8 @@ def answerable(text: str, source: Source, question: str = "") -> bool:
 
 
 def never_a_fact(text: str, source: Source, question: str = "") -> bool:
-    """A question, a heading echo, navigation, a bare signature, a URL, a data sample: never a fact, alone or read
+    """A question, a heading echo, navigation, a bare signature, a URL, a data sample, a version note or history row
+    (unless the question asks about versions): never a fact, alone or read
     with what comes before it (a label may be: a list's bare name, with the introduction of its list)."""
     words = text.split()
     if not words or not any(c.isalpha() for c in text):
@@ -151,6 +158,8 @@ def never_a_fact(text: str, source: Source, question: str = "") -> bool:
     if _SIGNATURE.match(text) and not text.endswith("."):
         return True
     if _VERSION_NOTE.match(text) and "version" not in question.lower():
+        return True
+    if _HISTORY_ROW.match(text) and not _ASKS_HISTORY.search(question):
         return True
     return bool(_PROSE_URL.search(text)) or is_sample(text)  # a sample inside prose ("Example response: {"Id": …}")
 

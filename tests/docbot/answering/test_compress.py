@@ -81,6 +81,23 @@ def test_headings_navigation_signatures_labels_version_notes_and_prose_urls_are_
     assert not answerable(text, UPLOADS, "How can I limit the size of uploaded files?")
 
 
+SCRYPT = Passage(1, "crypto.scryptSync(password, salt, keylen[, options])", ("Crypto",), (
+    # Node.js 18's API docs: each entry opens with its version history, a table read as records
+    "History\n\nVersion Changes\n\n- v15.0.0 — The password and salt arguments can also be ArrayBuffer instances.\n"
+    "- v12.8.0, v10.17.0 — The maxmem value can now be any safe integer.\n- v10.5.0 — Added in: v10.5.0\n\n"
+    "Provides a synchronous scrypt implementation. Scrypt is a password-based key derivation function that is designed "
+    "to be expensive computationally and memory-wise.\n\nThe salt should be as unique as possible. It is recommended "
+    "that a salt is random and at least 16 bytes long."))
+
+
+def test_a_version_history_row_is_a_fact_only_when_the_question_asks_about_versions() -> None:
+    # the row led the answer to "How do I hash a password with a salt?" ("v12.8.0, v10.17.0 — The maxmem value…")
+    how = said("How do I hash a password with a salt?", SCRYPT)
+    assert "salt is random" in how and "v15.0.0" not in how and "v12.8.0" not in how
+    when = said("Since which version can the password and salt be ArrayBuffer instances?", SCRYPT)
+    assert "v15.0.0 — The password and salt arguments can also be ArrayBuffer instances." in when
+
+
 THROTTLING = Passage(1, "Throttling", ("Throttling",), (
     "HTTP/1.1 420 Enhance Your Calm\n\nTwitter API rate limiting response\n\nThrottling is similar to permissions, in "
     "that it determines if a request should be authorized. Throttles indicate a temporary state, and are used to "
