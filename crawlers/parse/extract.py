@@ -74,7 +74,7 @@ class Extracted:
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
 # of a map written by another version parses every page again instead of trusting "304 Not Modified".
-EXTRACTOR_VERSION = 12  # 5: what each link says about its target (crawlers.parse.mentions), each page's visible text; 6: the
+EXTRACTOR_VERSION = 13  # 5: what each link says about its target (crawlers.parse.mentions), each page's visible text; 6: the
 # text left out of it that a browser might search (crawlers.parse.visible_text.hidden_text); 7: a section for every anchor
 # the page links to (crawlers.parse.anchor_sections); 8: and for every anchor other pages link to (crawlers.crawl.cross_links);
 # 9: a table row whose cells hold paragraphs is one line, a footnote is titled by its text, Sphinx's "[source]" links are
@@ -86,7 +86,7 @@ EXTRACTOR_VERSION = 12  # 5: what each link says about its target (crawlers.pars
 # spells its heading's words (Javadoc 11's "method.summary" on "Method Summary") names no rustdoc method, and a
 # heading with no text of its own over API entries ("Method Detail") is not counted against them (markup_hint), and a
 # first heading that ends with the <title>'s name names the page ("Class Jsoup" for "Jsoup (jsoup … API)"), a <br>
-# in a heading parts its words
+# in a heading parts its words; 13: an <h1> that says the site's name the <title> gives after the page's is a banner
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
@@ -174,14 +174,16 @@ def _split(root: etree._Element, main: etree._Element, chrome: frozenset[etree._
            elsewhere: frozenset[str], navigation: bool, hiding: bool) -> Split:
     """The section walk of the main region at the page's own links' anchors and ``elsewhere``, and the visible text
     tagged with its sections (none for navigation)."""
-    html_title = clean_title(_text(root.find(".//title"))) or _text(next(iter(_HEADER_TITLE(root)), None))
+    html_title, site_name = title_parts(_text(root.find(".//title")))
+    html_title = html_title or _text(next(iter(_HEADER_TITLE(root)), None))
     linked = linked_here(root, resolve, (base.partition("#")[0], url.partition("#")[0]), anchors)
     if elsewhere:
         linked = with_elsewhere(linked, elsewhere, anchors)
     opens: dict[etree._Element, int] = {}
     closes: dict[etree._Element, int] = {main: OUTSIDE}
     starts: set[str] = set()
-    sections, page_title, api_count = walk_sections(main, anchors, html_title, chrome, opens, closes, linked, starts)
+    sections, page_title, api_count = walk_sections(main, anchors, html_title, chrome, opens, closes, linked, starts,
+                                                    site_name=site_name)
     # A heading with no text of its own over API entries (Javadoc's "Method Detail") is their container, not a guide's
     # heading: counted, Javadoc's smaller classes had as many headings as entries and were typed as guides.
     holders = {sec.path[:i] for sec in sections if sec.kind == "api" for i in range(1, len(sec.path))}
@@ -287,9 +289,14 @@ def _text(el: etree._Element | None) -> str:
 def clean_title(title: str) -> str:
     """``<title>`` without an obvious site suffix ("Quickstart — Flask Documentation" → "Quickstart"), nor the
     separator left before it by an empty site name (Javadoc's ": Class GettextResource" when no title was set)."""
+    return title_parts(title)[0]
+
+
+def title_parts(title: str) -> tuple[str, str]:
+    """The page's name and the site's (``""`` if none) in a ``<title>``: ("Quickstart", "Flask Documentation")."""
     title = _EMPTY_HEAD.sub("", _WS.sub(" ", title).strip())
     for sep in TITLE_SEPARATORS:
-        head, found, _ = title.partition(sep)
+        head, found, site = title.partition(sep)
         if found and head.strip():
-            return head.strip()
-    return title
+            return head.strip(), site.strip()
+    return title, ""

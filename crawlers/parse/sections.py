@@ -44,11 +44,15 @@ START_ACTIONS: dict[str, int] = {
 END_BREAKS = BLOCKS | {"li", "dt"}
 
 
-def _is_banner(h1: etree._Element) -> bool:
+def _is_banner(h1: etree._Element, site_name: str) -> bool:
     """An <h1> whose whole text links to another page (Django's <h1><a href="../../index.html">Django 3.2 documentation
-    </a></h1>), not to a place in one (texi2html's <h1><a href="gettext_toc.html#TOC166">10. Producing…</a></h1>)."""
+    </a></h1>), not to a place in one (texi2html's <h1><a href="gettext_toc.html#TOC166">10. Producing…</a></h1>); or
+    one that says the site's name the ``<title>`` gives after the page's (Node.js's <h1>Node.js v18.20.4 documentation
+    </h1> on "HTTP | Node.js v18.20.4 Documentation"): the banner over every page, not this page's title."""
     total, linked = link_text(h1)
-    return total > 0 and linked == total and any("#" not in href for a in h1.iter("a") if (href := a.get("href")))
+    if total > 0 and linked == total and any("#" not in href for a in h1.iter("a") if (href := a.get("href"))):
+        return True
+    return bool(site_name) and " ".join(chrome_free_text(h1).split()).casefold() == site_name.casefold()
 
 
 def _names_page(heading: str, title: str) -> bool:
@@ -101,9 +105,10 @@ def _page_title(main: etree._Element, html_title: str,
 def walk_sections(
     main: etree._Element, anchors: frozenset[str], html_title: str, skip: frozenset[etree._Element],
     opens: dict[etree._Element, int] | None = None, closes: dict[etree._Element, int] | None = None,
-    linked: Mapping[str, PageLink] | None = None, starts: set[str] | None = None,
+    linked: Mapping[str, PageLink] | None = None, starts: set[str] | None = None, site_name: str = "",
 ) -> tuple[tuple[ExtractedSection, ...], str, int]:
-    """(sections, page title, API entry count) of the main region.
+    """(sections, page title, API entry count) of the main region (``site_name``: what the ``<title>`` names after
+    the page's name).
 
     ``linked``: the page's anchors its own links point at (→ the link's text); each starts a section where it sits
     between blocks (:mod:`crawlers.parse.anchor_sections`).
@@ -113,7 +118,7 @@ def walk_sections(
     the page's preamble) is in effect again (what :func:`crawlers.parse.visible_text.visible_runs` tags text with).
     ``starts``, when given, learns every id that starts a section where it sits if a link points at it (linked or not:
     :func:`crawlers.parse.anchor_sections.may_start`)."""
-    banners = frozenset(h for h in main.iter("h1") if _is_banner(h))
+    banners = frozenset(h for h in main.iter("h1") if _is_banner(h, site_name))
     if banners:
         skip = skip | banners
     page_title, title_h1 = _page_title(main, html_title, skip)

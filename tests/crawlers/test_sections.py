@@ -284,3 +284,24 @@ def test_a_line_break_in_a_heading_parts_its_words() -> None:
     ex = extract(html, "http://docs.test/org/jsoup/package-use.html")
     assert ex.title == "Uses of Package org.jsoup"
     assert by_anchor(ex, "used").path == ("Uses of Package org.jsoup", "Classes in org.jsoup used by org.jsoup.nodes")
+
+
+def test_an_h1_that_says_the_site_name_the_title_gives_is_a_banner() -> None:
+    # Node.js 18's API docs: every page's <h1> is "Node.js v18.20.4 documentation", the name its <title> gives after the
+    # page's; taken as the page's title, it led every section's path and titled every page alike
+    html = b"""<html><head><title>HTTP | Node.js v18.20.4 Documentation</title></head><body>
+    <div id="column1"><header class="header"><h1>Node.js v18.20.4 documentation</h1></header>
+    <div id="apicontent"><h2 id="http">HTTP</h2><p>To use the HTTP server and client one must require it.</p>
+    <h3 id="class-httpagent">Class: http.Agent</h3><p>An Agent is responsible for managing connections.</p>
+    </div></div></body></html>"""
+    ex = extract(html, URL)
+    assert ex.title == "HTTP"
+    assert by_anchor(ex, "class-httpagent").path == ("HTTP", "Class: http.Agent")
+    assert not any("Node.js v18.20.4" in s.text or "Node.js v18.20.4" in s.title for s in ex.sections)
+    # the site's name as a page's own title is kept: an <h1> that is the whole <title>, or what comes before its separator
+    home = extract(b"<html><head><title>Node.js v18.20.4 documentation</title></head><body><h1>Node.js v18.20.4 "
+                   b"documentation</h1><p>About this documentation.</p></body></html>", URL)
+    assert home.title == "Node.js v18.20.4 documentation"
+    guide = extract(b"<html><head><title>HTTP | Node.js</title></head><body><h1>HTTP</h1><p>About HTTP.</p>"
+                    b"<h2 id='x'>Node.js</h2><p>The runtime.</p></body></html>", URL)
+    assert guide.title == "HTTP" and by_anchor(guide, "x").path == ("HTTP", "Node.js")
