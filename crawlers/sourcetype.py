@@ -94,15 +94,25 @@ _RELEASE_HEADING = re.compile(r"^(?:v|version\s+|release\s+)?\d+(?:\.\d+)+(?:\s*
                               re.IGNORECASE)
 MIN_RELEASE_HEADINGS = 3
 MIN_API_ENTRIES = 3
+# A heading that is an API entry's signature: a call ("request.setTimeout(timeout[, callback])", "new Agent([options])"),
+# a dotted name ("server.requestTimeout"), or either after the kind of entry it is ("Class: http.Agent", "Event:
+# 'timeout'"). Node.js writes its API reference as headings like these, with no markup that says "entry".
+_NAME = r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*"
+_SIGNATURE_HEADING = re.compile(
+    rf"^(?:(?:class|event|interface|method|static method|property|function|module|enum|type):\s+(?:{_NAME}|'[^']+'|\"[^\"]+\")$"
+    rf"|(?:new\s+)?{_NAME}\(.*\)$|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$)", re.IGNORECASE)
 
 
 def markup_hint(headings: Sequence[str], api_entries: int) -> str | None:
     """What a page's own markup says it is: release notes when most of its ``headings`` name releases, an API
-    reference when it holds more API entries than headings (and at least :data:`MIN_API_ENTRIES`), else nothing."""
+    reference when it holds more API entries (headings that are signatures among them) than other headings (and at
+    least :data:`MIN_API_ENTRIES`), else nothing."""
     releases = sum(1 for title in headings if _RELEASE_HEADING.match(title))
     if releases >= MIN_RELEASE_HEADINGS and 2 * releases > len(headings):
         return SourceType.RELEASE_NOTES
-    if api_entries >= MIN_API_ENTRIES and api_entries > len(headings):
+    signatures = sum(1 for title in headings if _SIGNATURE_HEADING.match(title.strip()))
+    entries = api_entries + signatures
+    if entries >= MIN_API_ENTRIES and entries > len(headings) - signatures:
         return SourceType.API_REFERENCE
     return None
 

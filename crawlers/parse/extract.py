@@ -74,7 +74,7 @@ class Extracted:
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
 # of a map written by another version parses every page again instead of trusting "304 Not Modified".
-EXTRACTOR_VERSION = 13  # 5: what each link says about its target (crawlers.parse.mentions), each page's visible text; 6: the
+EXTRACTOR_VERSION = 14  # 5: what each link says about its target (crawlers.parse.mentions), each page's visible text; 6: the
 # text left out of it that a browser might search (crawlers.parse.visible_text.hidden_text); 7: a section for every anchor
 # the page links to (crawlers.parse.anchor_sections); 8: and for every anchor other pages link to (crawlers.crawl.cross_links);
 # 9: a table row whose cells hold paragraphs is one line, a footnote is titled by its text, Sphinx's "[source]" links are
@@ -86,7 +86,8 @@ EXTRACTOR_VERSION = 13  # 5: what each link says about its target (crawlers.pars
 # spells its heading's words (Javadoc 11's "method.summary" on "Method Summary") names no rustdoc method, and a
 # heading with no text of its own over API entries ("Method Detail") is not counted against them (markup_hint), and a
 # first heading that ends with the <title>'s name names the page ("Class Jsoup" for "Jsoup (jsoup … API)"), a <br>
-# in a heading parts its words; 13: an <h1> that says the site's name the <title> gives after the page's is a banner
+# in a heading parts its words; 13: an <h1> that says the site's name the <title> gives after the page's is a banner;
+# 14: headings that are signatures count as API entries (crawlers.sourcetype.markup_hint: Node.js's API pages)
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers

@@ -72,6 +72,19 @@ def test_a_page_whose_headings_name_releases_is_release_notes() -> None:
     assert markup_hint(["flask.Flask", "Flask.run()"], 3) == "API reference"
 
 
+def test_a_page_whose_headings_are_signatures_is_an_api_reference() -> None:
+    from crawlers.sourcetype import markup_hint
+
+    # Node.js writes its API reference as headings, with no markup that says "entry": its pages were typed Guides
+    http = ["HTTP", "Class: http.Agent", "new Agent([options])", "agent.createConnection(options[, callback])",
+            "agent.maxSockets", "Event: 'timeout'", "request.setTimeout(timeout[, callback])", "Examples"]
+    assert markup_hint(http, 0) == "API reference"
+    # a guide's headings are prose, a bracket after a word included (no call); a few names do not make a reference
+    guide = ["Installation (Linux)", "Using Box<T> to Point to Data", "What is Ownership?", "Configuration",
+             "Deploying", "os.path"]
+    assert markup_hint(guide, 0) is None
+
+
 def test_bad_rule_type_says_what_to_fix() -> None:
     with pytest.raises(ValueError, match=r"docbot\.toml"):
         classify(BASE + "/a.html", [("/a.html", "Guide")])
