@@ -85,24 +85,30 @@ def catch_sigterm() -> Callable[[], None]:
 
 def run(main: Coroutine[Any, Any, T]) -> T:
     """``asyncio.run(main)``, where SIGTERM (with :func:`catch_sigterm`'s handler) cancels ``main`` and raises
-    :class:`Terminated` once the loop has closed, even if ``main`` swallowed the cancellation and returned."""
+    :class:`Terminated` once the loop has closed, even if ``main`` swallowed the cancellation and returned. From the
+    call on: a SIGTERM before ``main`` starts means it never starts."""
     if threading.current_thread() is not threading.main_thread() or _HOOK.cancel is not None:
         return asyncio.run(main)
+    running: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]] = []
     sent = False
 
-    async def cancellable() -> T:
-        loop, task = asyncio.get_running_loop(), asyncio.current_task()
-        assert task is not None
-
-        def cancel() -> None:
-            nonlocal sent
-            sent = True
-            if not loop.is_closed():  # the handler interrupts the main thread, where the loop closes: no race
+    def cancel() -> None:
+        nonlocal sent
+        sent = True
+        for loop, task in running:  # the handler interrupts the main thread, where the loop closes: no race
+            if not loop.is_closed():
                 loop.call_soon_threadsafe(task.cancel)  # a no-op once the task is done
 
-        _HOOK.cancel = cancel
+    async def cancellable() -> T:
+        task = asyncio.current_task()
+        assert task is not None
+        running.append((asyncio.get_running_loop(), task))
+        if sent:
+            main.close()
+            raise asyncio.CancelledError
         return await main
 
+    _HOOK.cancel = cancel
     try:
         result = asyncio.run(cancellable())
     except asyncio.CancelledError:
