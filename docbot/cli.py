@@ -5,7 +5,7 @@ Each subcommand lives in ``docbot/commands/<name>.py`` and exposes
 ``run(args, settings) -> int``. Usage errors (an invalid docbot.toml among them) exit 2; other failures print
 one line that says what to do next and exit 1 (never a traceback; ``-vv`` logs it).
 SIGTERM unwinds like Ctrl-C, so parse workers are shut down and nothing half-written replaces a file
-(:mod:`docbot.commands.terminate`).
+(:mod:`docbot.process.terminate`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import sys
 from collections.abc import Sequence
 
 from crawlers.errors import CrawlerError
-from docbot.commands.terminate import Terminated, catch_sigterm
 from docbot.config import load_settings
 from docbot.errors import DocbotError
+from docbot.process.terminate import Terminated, catch_sigterm
 
 COMMANDS = ("crawl", "index", "ask", "check_links", "report", "refresh", "slack")
 

@@ -25,13 +25,13 @@ from crawlers.crawl import CrawlConfig, CrawlResult, check_loss, crawl
 from crawlers.errors import AnchorMapError
 from crawlers.model import AnchorMap, Mention, PageText, SectionText, map_path
 from crawlers.texts import read_mentions, write_mentions, write_page_texts, write_section_texts
-from docbot.commands import terminate
 from docbot.config import Settings
 from docbot.errors import WriteFailed
 from docbot.indexing import legacy
 from docbot.indexing.build import IndexStats, index_generation
 from docbot.indexing.generations import CURRENT, Generation, Generations, GenerationWriter, link_or_copy
 from docbot.indexing.index import Index, Manifest, Progress
+from docbot.process import terminate
 
 log = logging.getLogger(__name__)
 

@@ -287,14 +287,10 @@ def _text(el: etree._Element | None) -> str:
     return _WS.sub(" ", "".join(el.itertext())).strip()
 
 
-def clean_title(title: str) -> str:
-    """``<title>`` without an obvious site suffix ("Quickstart — Flask Documentation" → "Quickstart"), nor the
-    separator left before it by an empty site name (Javadoc's ": Class GettextResource" when no title was set)."""
-    return title_parts(title)[0]
-
-
 def title_parts(title: str) -> tuple[str, str]:
-    """The page's name and the site's (``""`` if none) in a ``<title>``: ("Quickstart", "Flask Documentation")."""
+    """The page's name and the site's (``""`` if none) in a ``<title>``: "Quickstart — Flask Documentation" →
+    ("Quickstart", "Flask Documentation"); the separator left before the page's name by an empty site name goes
+    (Javadoc's ": Class GettextResource" when no title was set)."""
     title = _EMPTY_HEAD.sub("", _WS.sub(" ", title).strip())
     for sep in TITLE_SEPARATORS:
         head, found, site = title.partition(sep)

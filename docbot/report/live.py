@@ -26,7 +26,7 @@ from crawlers.fetch import Fetch, Fetcher, RenderingFetcher
 from crawlers.fetch.shell import shell_evidence
 from crawlers.parse.extract import extract, extract_anchors
 from crawlers.urls import normalize, split_directive, split_fragment
-from docbot.commands import terminate
+from docbot.process import terminate
 from docbot.references.textfrag import PageMatcher, parse
 from docbot.report.independent import IndependentPage
 

@@ -17,8 +17,8 @@ import httpx
 
 from crawlers.urls import join
 from docbot.answer import Status
-from docbot.commands import terminate
 from docbot.errors import ConfigError
+from docbot.process import terminate
 from docbot.report.calibration import calibrate
 from docbot.report.directive_figures import own_verdict
 from docbot.report.heldout import held_out_answers

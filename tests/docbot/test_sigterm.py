@@ -1,7 +1,7 @@
 """SIGTERM stops the command wherever it lands: also where Python prints an exception and goes on.
 
 The crawl forks its parse workers, and a SIGTERM that came while ``os.fork`` ran its hooks in the parent raised
-:class:`docbot.commands.terminate.Terminated` inside logging's lock release, where it was printed and dropped: the crawl went on,
+:class:`docbot.process.terminate.Terminated` inside logging's lock release, where it was printed and dropped: the crawl went on,
 and a service manager's ``stop`` waited for it. Inside an event loop, raised in a future's ``add_done_callback``, it left a
 task nothing would wake, and closing the loop waited for it forever. Each case runs in a process of its own, with the
 CLI's handlers.
@@ -18,8 +18,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAM = """
 import asyncio, os, signal, sys, time
-from docbot.commands import terminate
-from docbot.commands.terminate import Terminated, catch_sigterm
+from docbot.process import terminate
+from docbot.process.terminate import Terminated, catch_sigterm
 
 def term_here():
     os.kill(os.getpid(), signal.SIGTERM)  # the handler runs at the next instruction: in this function
