@@ -313,10 +313,13 @@ def _leaning_back(candidates: Sequence[_Unit]) -> dict[tuple[int, int], set[tupl
     those that lean on the sentence before (:data:`_LEANS_BACK`) come after it; those that point at the code before
     them (:data:`_POINTS_BACK`) after that code or the sentence introducing it ("you can set core.autocrlf:", the
     config, "This does not force normalization…"); those pointing at such a sentence after it ("These two
-    examples illustrate…", then "This will make test_function XFAIL."); and a code block whose introduction leans
-    back ("Here, the decorator defines three tuples…:" and the test run's output)."""
+    examples illustrate…", then "This will make test_function XFAIL."); a code block whose introduction leans
+    back ("Here, the decorator defines three tuples…:" and the test run's output); and the items of a list after the
+    sentence introducing them ("A data race happens when these three behaviors occur:", then "Two or more pointers
+    access the same data at the same time.", which alone reads as a rule of its own)."""
     out: dict[tuple[int, int], set[tuple[int, int]]] = {}
     code = {(u.n, u.position) for u in candidates if u.code}
+    at = {(u.n, u.position): u for u in candidates}
     pointing: set[tuple[int, int]] = set()  # the sentences pointing at code
     introducing = {(u.n, u.position + 1) for u in candidates if u.lead_in}  # code blocks an introduction brings
     for u in candidates:
@@ -324,6 +327,11 @@ def _leaning_back(candidates: Sequence[_Unit]) -> dict[tuple[int, int], set[tupl
         if u.code:
             if key in introducing and before in out:  # its introduction leans back: so does the code it brings
                 out[key] = out[before] | {before}
+            continue
+        if u.item:
+            intro = _introduction(at, u)
+            if intro is not None:
+                out[key] = {intro}
             continue
         if _LEANS_BACK.match(u.text):
             out[key] = {before}
@@ -336,18 +344,29 @@ def _leaning_back(candidates: Sequence[_Unit]) -> dict[tuple[int, int], set[tupl
     return out
 
 
+def _introduction(at: dict[tuple[int, int], _Unit], item: _Unit) -> tuple[int, int] | None:
+    """Where the sentence introducing ``item``'s list is (a candidate ending in ':' before the items), if known."""
+    position = item.position - 1
+    while (unit := at.get((item.n, position))) is not None and unit.item:
+        position -= 1
+    if unit is None or unit.code or not unit.text.rstrip().endswith(":"):
+        return None
+    return (item.n, position)
+
+
 def _lend(scored: Sequence[tuple[float, _Unit]], held: Set[tuple[int, int]],
           leans_back: dict[tuple[int, int], set[tuple[int, int]]]) -> list[tuple[float, _Unit]]:
     """The units that may be picked now, scored: those ``held`` back for what they lean on are left out, and one
     pointing at code lends its score to that code (which comes with its introduction), so the example is given and
-    what speaks of it may follow ("Here, the decorator defines three tuples…" brings the test it speaks of)."""
+    what speaks of it may follow ("Here, the decorator defines three tuples…" brings the test it speaks of); a list's
+    item lends its score to the sentence introducing the list, which comes with its items."""
     lent: dict[tuple[int, int], float] = {}
     for score, u in scored:
         if (u.n, u.position) in held:
             for at in leans_back[(u.n, u.position)]:
                 lent[at] = max(lent.get(at, 0.0), score)
-    return [(max(score, lent.get((u.n, u.position), 0.0)) if u.code else score, u) for score, u in scored
-            if (u.n, u.position) not in held]
+    return [(max(score, lent.get((u.n, u.position), 0.0)) if u.code or u.text.rstrip().endswith(":") else score, u)
+            for score, u in scored if (u.n, u.position) not in held]
 
 
 def _opening(source: Source, candidates: Sequence[_Unit]) -> tuple[str, list[_Unit]]:

@@ -98,6 +98,25 @@ def test_a_version_history_row_is_a_fact_only_when_the_question_asks_about_versi
     assert "v15.0.0 — The password and salt arguments can also be ArrayBuffer instances." in when
 
 
+BORROWS = Passage(1, "Mutable References", ("References and Borrowing", "Mutable References"), (
+    # the Rust book (mdBook): given alone, the list's first item read as a rule of its own in the answer to "Can I have
+    # two mutable references to the same value?"
+    "Mutable references have one big restriction: if you have a mutable reference to a value, you can have no other "
+    "references to that value.\n\nThe restriction preventing multiple mutable references to the same data at the same "
+    "time allows for mutation but in a very controlled fashion.\n\nA data race is similar to a race condition and "
+    "happens when these three behaviors occur:\n\n- Two or more pointers access the same data at the same time.\n- At "
+    "least one of the pointers is being used to write to the data.\n- There's no mechanism being used to synchronize "
+    "access to the data.\n\nData races cause undefined behavior and can be difficult to diagnose and fix."))
+
+
+def test_a_list_item_is_given_after_the_sentence_introducing_its_list() -> None:
+    facts = compress("Can two pointers access the same data at the same time?", [BORROWS])
+    texts = [f.text for f in facts]
+    assert not any(t.startswith("Two or more pointers") for t in texts)
+    assert any(t.startswith("A data race is similar to a race condition and happens when these three behaviors occur: "
+                            "Two or more pointers access the same data at the same time.") for t in texts)
+
+
 THROTTLING = Passage(1, "Throttling", ("Throttling",), (
     "HTTP/1.1 420 Enhance Your Calm\n\nTwitter API rate limiting response\n\nThrottling is similar to permissions, in "
     "that it determines if a request should be authorized. Throttles indicate a temporary state, and are used to "
