@@ -40,6 +40,7 @@ TOKEN_BUDGET = 900  # what an LLM sees of the facts (about 4 characters a token)
 CHARS_PER_TOKEN = 4
 MAX_CODE_FACTS = 2  # code blocks in one answer
 LIST_WORDS = 40  # an introduction brings the list items after it up to about this many words
+REACH_WORDS = 100  # ... or up to the item that lent it its score, when the items up to it are at most this many words
 PAIR_WORDS = 90  # a fact takes the next sentence too when both are relevant and together this short
 MIN_WORDS = 5  # shorter prose is a label or a fragment, not a fact (list items may be shorter)
 MIN_FRAGMENT_WORDS = 8  # prose without a sentence's end is a fact only from this long: shorter, it is a caption,
@@ -114,13 +115,17 @@ def _candidates(source: Source, question: str) -> list[_Unit]:
     return found
 
 
-def _list_items(following: Sequence[_Unit]) -> list[_Unit]:
-    """The list items an introduction brings: those that follow it, until about :data:`LIST_WORDS` words."""
+def _list_items(following: Sequence[_Unit], through: int | None = None) -> list[_Unit]:
+    """The list items an introduction brings: those that follow it, until about :data:`LIST_WORDS` words, or up to
+    the item at position ``through`` if the items up to it are :data:`REACH_WORDS` words at most."""
     items: list[_Unit] = []
+    words = 0
     for u in following:
-        if not u.item or sum(len(i.text.split()) for i in items) > LIST_WORDS:
+        reaching = through is not None and u.position <= through and words + len(u.text.split()) <= REACH_WORDS
+        if not u.item or (words > LIST_WORDS and not reaching):
             break
         items.append(u)
+        words += len(u.text.split())
     return items
 
 
@@ -173,7 +178,7 @@ def _shares_terms(terms: Set[str], unit: _Unit) -> bool:
 
 
 def _extend(chosen: _Unit, by_source: Sequence[_Unit], relevant: Callable[[_Unit], bool],
-            code_ok: bool) -> tuple[str, bool, list[_Unit]]:
+            code_ok: bool, through: int | None = None) -> tuple[str, bool, list[_Unit]]:
     """The unit's text, with what it introduces when it ends in ':' (a code block or list items), or with the
     next sentence when that one is relevant too (a fact is one or two sentences); and the units used."""
     text = trim_code(chosen.text) if chosen.code else clip(chosen.text)
@@ -200,7 +205,7 @@ def _extend(chosen: _Unit, by_source: Sequence[_Unit], relevant: Callable[[_Unit
         return text, False, [chosen]
     if after and after.code and code_ok:
         return f"{text}\n\n{trim_code(after.text)}", True, [chosen, after]
-    items = _list_items(following)
+    items = _list_items(following, through)
     if not items:
         return text, False, [chosen]
     return f"{text} {_run_on(items)}", False, [chosen, *items]
@@ -268,10 +273,10 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
         given = {(u.n, u.position) for u in picked}
         held = {(u.n, u.position) for u in pool if (u.n, u.position) in leans_back
                 and not leans_back[(u.n, u.position)] & given}
-        scored = [(_score(u, weights, titled[u.n], u.position == first_prose.get(u.n), (u.n, u.position) in ends,
-                          close.get((u.n, u.position), 0.0)), u)
-                  for u in pool]
-        scored = [(s, u) for s, u in _lend(scored, held, leans_back) if s > 0]
+        raw = [(_score(u, weights, titled[u.n], u.position == first_prose.get(u.n), (u.n, u.position) in ends,
+                       close.get((u.n, u.position), 0.0)), u)
+               for u in pool]
+        scored = [(s, u) for s, u in _lend(raw, held, leans_back) if s > 0]
         if not scored and primary is not None:
             # Nothing of the primary section shares a word with the question, or nothing in it reads as a
             # sentence (only code, a table, another script): its opening is the first fact.
@@ -291,7 +296,7 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
         if len(facts) >= MIN_FACTS and score < STOP_SHARE * best:
             break
         text, code, used = _extend(unit, [u for u in candidates if u.n == unit.n and u not in picked],
-                                   partial(_shares_terms, positive.keys()), code_ok)
+                                   partial(_shares_terms, positive.keys()), code_ok, _reach(raw, unit, leans_back))
         if not code and text.rstrip().endswith(":"):  # an introduction with nothing it introduces is not given
             picked.extend(used)
             continue
@@ -352,6 +357,18 @@ def _introduction(at: dict[tuple[int, int], _Unit], item: _Unit) -> tuple[int, i
     if unit is None or unit.code or not unit.text.rstrip().endswith(":"):
         return None
     return (item.n, position)
+
+
+def _reach(scored: Sequence[tuple[float, _Unit]], intro: _Unit,
+           leans_back: dict[tuple[int, int], set[tuple[int, int]]]) -> int | None:
+    """The position of the last item of ``intro``'s list that scores at least half the best of them (what the
+    introduction is given for), or None when it introduces no list."""
+    key = (intro.n, intro.position)
+    items = [(s, u.position) for s, u in scored if u.item and leans_back.get((u.n, u.position)) == {key}]
+    if not items:
+        return None
+    top = max(s for s, _ in items)
+    return max(position for s, position in items if s >= top / 2)
 
 
 def _lend(scored: Sequence[tuple[float, _Unit]], held: Set[tuple[int, int]],
