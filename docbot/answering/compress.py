@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, replace
 from functools import partial
 
+from docbot.answering.leaning import Unit, leaning_back, lend, reach
 from docbot.answering.units import Source, answerable, clip, is_label, lead, never_a_fact, norm, trim_code, units
 from docbot.text.words import tokenize
 
@@ -73,18 +74,6 @@ class Fact:
     item: bool = False  # the text is one list item (or table row) alone: a line of a list where the answer gives it
 
 
-@dataclass(frozen=True, slots=True)
-class _Unit:
-    n: int
-    position: int
-    text: str
-    code: bool
-    item: bool
-    terms: frozenset[str]
-    lead_in: bool = False  # ends in ':' right before a code block
-    follower: bool = False  # a list's bare name ("flaky"): given only with the introduction before its list
-
-
 _SENTENCE_END = re.compile(r"[.!?:;][\"')\]\u201d\u2019]*$")  # closing quotes and brackets may follow
 
 
@@ -94,15 +83,15 @@ def _prose_fact(text: str) -> bool:
     return words >= MIN_WORDS and (words >= MIN_FRAGMENT_WORDS or bool(_SENTENCE_END.search(text.rstrip())))
 
 
-def _candidates(source: Source, question: str) -> list[_Unit]:
+def _candidates(source: Source, question: str) -> list[Unit]:
     """The source's units that may be facts; an introduction (ending in ':') and the code block right after it
     share their words, since either is read with the other."""
-    found: list[_Unit] = []
+    found: list[Unit] = []
     for i, (text, code, item) in enumerate(units(source.text)):
         if code or (answerable(text, source, question) and (item or _prose_fact(text))):
-            found.append(_Unit(source.n, i, text, code, item, frozenset(tokenize(text))))
+            found.append(Unit(source.n, i, text, code, item, frozenset(tokenize(text))))
         elif item and is_label(text) and not never_a_fact(text, source, question):
-            found.append(_Unit(source.n, i, text, code, item, frozenset(tokenize(text)), follower=True))
+            found.append(Unit(source.n, i, text, code, item, frozenset(tokenize(text)), follower=True))
     for k in range(len(found) - 1):
         intro, block = found[k], found[k + 1]
         if intro.text.rstrip().endswith(":") and not intro.code and block.code and block.position == intro.position + 1:
@@ -115,10 +104,10 @@ def _candidates(source: Source, question: str) -> list[_Unit]:
     return found
 
 
-def _list_items(following: Sequence[_Unit], through: int | None = None) -> list[_Unit]:
+def _list_items(following: Sequence[Unit], through: int | None = None) -> list[Unit]:
     """The list items an introduction brings: those that follow it, until about :data:`LIST_WORDS` words, or up to
     the item at position ``through`` if the items up to it are :data:`REACH_WORDS` words at most."""
-    items: list[_Unit] = []
+    items: list[Unit] = []
     words = 0
     for u in following:
         reaching = through is not None and u.position <= through and words + len(u.text.split()) <= REACH_WORDS
@@ -129,19 +118,6 @@ def _list_items(following: Sequence[_Unit], through: int | None = None) -> list[
     return items
 
 
-# A sentence that opens by leaning on the one before it ("However, …", "In that case …") reads as nonsense alone: it
-# is a fact only right after that sentence (a pair, or the follower of a fact already given).
-_LEANS_BACK = re.compile(
-    r"(?:(?:however|instead|also|in addition|additionally|similarly|likewise|conversely|in contrast),"  # "However you
-    # configure it, …" and "In addition to X, …" stand alone: these lean back only before their comma
-    r"|(?:but|therefore|thus|hence|otherwise|moreover|furthermore|nevertheless|nonetheless|consequently|"
-    r"in (?:this|that|either|such a) case|on the other hand|as a result|for this reason|even so)\b)", re.IGNORECASE)
-# A sentence right after a code block that opens by pointing at it ("These two examples illustrate…", "This will make
-# test_function XFAIL.") speaks of that code: it is a fact only after the code or the sentence introducing it
-# (anywhere else, "This…" is as often the section's own subject, "This method returns…", and stands alone).
-# "Above, we also make use of the pool_pre_ping flag so that…" names what it speaks of and stands alone.
-# "Here, the @parametrize decorator defines three tuples…" speaks of the example before it ("Here is…" of the one after).
-_POINTS_BACK = re.compile(r"(?:this|these|that|those|the\s+(?:\w+\s+){0,3}above)\b(?!-)|here,", re.IGNORECASE)
 _QUESTION_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
 
 
@@ -155,7 +131,7 @@ def ask_terms(question: str) -> frozenset[str]:
     return frozenset(tokenize(asking[-1])) if asking else frozenset()
 
 
-def _weights(question: str, candidates: Sequence[_Unit]) -> dict[str, float]:
+def _weights(question: str, candidates: Sequence[Unit]) -> dict[str, float]:
     """Question terms weighted by rarity among the candidate units (inverse document frequency), and more
     when the sentence that asks holds them."""
     terms = set(tokenize(question))
@@ -172,13 +148,13 @@ def _title_share(source: Source, weights: dict[str, float]) -> float:
     return sum(w for t, w in weights.items() if t in title) / total
 
 
-def _shares_terms(terms: Set[str], unit: _Unit) -> bool:
+def _shares_terms(terms: Set[str], unit: Unit) -> bool:
     """Whether ``unit`` carries any of ``terms``."""
     return bool(unit.terms & terms)
 
 
-def _extend(chosen: _Unit, by_source: Sequence[_Unit], relevant: Callable[[_Unit], bool],
-            code_ok: bool, through: int | None = None) -> tuple[str, bool, list[_Unit]]:
+def _extend(chosen: Unit, by_source: Sequence[Unit], relevant: Callable[[Unit], bool],
+            code_ok: bool, through: int | None = None) -> tuple[str, bool, list[Unit]]:
     """The unit's text, with what it introduces when it ends in ':' (a code block or list items), or with the
     next sentence when that one is relevant too (a fact is one or two sentences); and the units used."""
     text = trim_code(chosen.text) if chosen.code else clip(chosen.text)
@@ -211,7 +187,7 @@ def _extend(chosen: _Unit, by_source: Sequence[_Unit], relevant: Callable[[_Unit
     return f"{text} {_run_on(items)}", False, [chosen, *items]
 
 
-def _run_on(items: Sequence[_Unit]) -> str:
+def _run_on(items: Sequence[Unit]) -> str:
     """List items as the rest of their introduction's sentence: "; " between them, but a space after one that ends
     a sentence of its own ("… You do not need to implement your own. pattern is …", never "own.; pattern")."""
     out = ""
@@ -221,7 +197,7 @@ def _run_on(items: Sequence[_Unit]) -> str:
     return out
 
 
-def _closeness(candidates: Sequence[_Unit], weights: dict[str, float],
+def _closeness(candidates: Sequence[Unit], weights: dict[str, float],
                similarity: Similarity | None) -> dict[tuple[int, int], float]:
     """(source, position) → the unit's cosine to the question, for the :data:`DENSE_UNITS` prose units that share
     the most of its words (embedding every unit of a long section would cost seconds); empty without a model or
@@ -252,12 +228,12 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
     weights = _weights(question, alone)
     close = _closeness(alone, weights, similarity)
     titled = {s.n: _title_share(s, weights) for s in sources}
-    leans_back = _leaning_back(candidates)
+    leans_back = leaning_back(candidates)
     first_prose: dict[int, int] = {}
     for u in alone:
         if not u.code:
             first_prose.setdefault(u.n, u.position)
-    picked: list[_Unit] = []
+    picked: list[Unit] = []
     facts: list[Fact] = []
     budget = token_budget * CHARS_PER_TOKEN
     best = 0.0
@@ -276,7 +252,7 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
         raw = [(_score(u, weights, titled[u.n], u.position == first_prose.get(u.n), (u.n, u.position) in ends,
                        close.get((u.n, u.position), 0.0)), u)
                for u in pool]
-        scored = [(s, u) for s, u in _lend(raw, held, leans_back) if s > 0]
+        scored = [(s, u) for s, u in lend(raw, held, leans_back) if s > 0]
         if not scored and primary is not None:
             # Nothing of the primary section shares a word with the question, or nothing in it reads as a
             # sentence (only code, a table, another script): its opening is the first fact.
@@ -296,7 +272,7 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
         if len(facts) >= MIN_FACTS and score < STOP_SHARE * best:
             break
         text, code, used = _extend(unit, [u for u in candidates if u.n == unit.n and u not in picked],
-                                   partial(_shares_terms, positive.keys()), code_ok, _reach(raw, unit, leans_back))
+                                   partial(_shares_terms, positive.keys()), code_ok, reach(raw, unit, leans_back))
         if not code and text.rstrip().endswith(":"):  # an introduction with nothing it introduces is not given
             picked.extend(used)
             continue
@@ -313,80 +289,7 @@ def compress(question: str, sources: Sequence[Source], max_facts: int = MAX_FACT
     return sorted(facts, key=lambda f: (f.n, f.position))
 
 
-def _leaning_back(candidates: Sequence[_Unit]) -> dict[tuple[int, int], set[tuple[int, int]]]:
-    """The units that read as nonsense alone → the units (source, position) after one of which they may be given:
-    those that lean on the sentence before (:data:`_LEANS_BACK`) come after it; those that point at the code before
-    them (:data:`_POINTS_BACK`) after that code or the sentence introducing it ("you can set core.autocrlf:", the
-    config, "This does not force normalization…"); those pointing at such a sentence after it ("These two
-    examples illustrate…", then "This will make test_function XFAIL."); a code block whose introduction leans
-    back ("Here, the decorator defines three tuples…:" and the test run's output); and the items of a list after the
-    sentence introducing them ("A data race happens when these three behaviors occur:", then "Two or more pointers
-    access the same data at the same time.", which alone reads as a rule of its own)."""
-    out: dict[tuple[int, int], set[tuple[int, int]]] = {}
-    code = {(u.n, u.position) for u in candidates if u.code}
-    at = {(u.n, u.position): u for u in candidates}
-    pointing: set[tuple[int, int]] = set()  # the sentences pointing at code
-    introducing = {(u.n, u.position + 1) for u in candidates if u.lead_in}  # code blocks an introduction brings
-    for u in candidates:
-        key, before = (u.n, u.position), (u.n, u.position - 1)
-        if u.code:
-            if key in introducing and before in out:  # its introduction leans back: so does the code it brings
-                out[key] = out[before] | {before}
-            continue
-        if u.item:
-            intro = _introduction(at, u)
-            if intro is not None:
-                out[key] = {intro}
-            continue
-        if _LEANS_BACK.match(u.text):
-            out[key] = {before}
-        elif _POINTS_BACK.match(u.text) and before in code:
-            out[key] = {before, (u.n, u.position - 2)}
-            pointing.add(key)
-        elif _POINTS_BACK.match(u.text) and before in pointing:
-            out[key] = {before}
-            pointing.add(key)
-    return out
-
-
-def _introduction(at: dict[tuple[int, int], _Unit], item: _Unit) -> tuple[int, int] | None:
-    """Where the sentence introducing ``item``'s list is (a candidate ending in ':' before the items), if known."""
-    position = item.position - 1
-    while (unit := at.get((item.n, position))) is not None and unit.item:
-        position -= 1
-    if unit is None or unit.code or not unit.text.rstrip().endswith(":"):
-        return None
-    return (item.n, position)
-
-
-def _reach(scored: Sequence[tuple[float, _Unit]], intro: _Unit,
-           leans_back: dict[tuple[int, int], set[tuple[int, int]]]) -> int | None:
-    """The position of the last item of ``intro``'s list that scores at least half the best of them (what the
-    introduction is given for), or None when it introduces no list."""
-    key = (intro.n, intro.position)
-    items = [(s, u.position) for s, u in scored if u.item and leans_back.get((u.n, u.position)) == {key}]
-    if not items:
-        return None
-    top = max(s for s, _ in items)
-    return max(position for s, position in items if s >= top / 2)
-
-
-def _lend(scored: Sequence[tuple[float, _Unit]], held: Set[tuple[int, int]],
-          leans_back: dict[tuple[int, int], set[tuple[int, int]]]) -> list[tuple[float, _Unit]]:
-    """The units that may be picked now, scored: those ``held`` back for what they lean on are left out, and one
-    pointing at code lends its score to that code (which comes with its introduction), so the example is given and
-    what speaks of it may follow ("Here, the decorator defines three tuples…" brings the test it speaks of); a list's
-    item lends its score to the sentence introducing the list, which comes with its items."""
-    lent: dict[tuple[int, int], float] = {}
-    for score, u in scored:
-        if (u.n, u.position) in held:
-            for at in leans_back[(u.n, u.position)]:
-                lent[at] = max(lent.get(at, 0.0), score)
-    return [(max(score, lent.get((u.n, u.position), 0.0)) if u.code or u.text.rstrip().endswith(":") else score, u)
-            for score, u in scored if (u.n, u.position) not in held]
-
-
-def _opening(source: Source, candidates: Sequence[_Unit]) -> tuple[str, list[_Unit]]:
+def _opening(source: Source, candidates: Sequence[Unit]) -> tuple[str, list[Unit]]:
     """The first two sentences of the section that may be facts (none that ends in ':'), else its lead paragraph or
     code block."""
     opening = [u for u in candidates if u.n == source.n and not u.code][:2]
@@ -403,12 +306,12 @@ def facts_of(question: str, sources: Sequence[Source]) -> list[Fact]:
     return sorted(attached, key=lambda f: (f.n, f.position)) if attached else compress(question, sources)
 
 
-def _share(unit: _Unit, weights: dict[str, float]) -> float:
+def _share(unit: Unit, weights: dict[str, float]) -> float:
     """The share of the question's (remaining) weight in the unit's words."""
     return sum(w for t, w in weights.items() if t in unit.terms) / (sum(weights.values()) or 1.0)
 
 
-def _score(unit: _Unit, weights: dict[str, float], titled: float, first: bool, follows: bool,
+def _score(unit: Unit, weights: dict[str, float], titled: float, first: bool, follows: bool,
            cosine: float = 0.0) -> float:
     """Share of the question's (remaining) weight the unit holds and its closeness in meaning (``cosine``), plus a
     lead bonus where the title holds it, times the section's relevance: its rank, and the question's words in its
