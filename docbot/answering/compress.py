@@ -110,11 +110,12 @@ def _list_items(following: Sequence[Unit], through: int | None = None) -> list[U
     items: list[Unit] = []
     words = 0
     for u in following:
-        reaching = through is not None and u.position <= through and words + len(u.text.split()) <= REACH_WORDS
+        size = len(u.text.split())
+        reaching = through is not None and u.position <= through and words + size <= REACH_WORDS
         if not u.item or (words > LIST_WORDS and not reaching):
             break
         items.append(u)
-        words += len(u.text.split())
+        words += size
     return items
 
 

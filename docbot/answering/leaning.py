@@ -55,7 +55,7 @@ def leaning_back(candidates: Sequence[Unit]) -> dict[Key, set[Key]]:
     out: dict[Key, set[Key]] = {}
     code = {(u.n, u.position) for u in candidates if u.code}
     at = {(u.n, u.position): u for u in candidates}
-    pointing: set[tuple[int, int]] = set()  # the sentences pointing at code
+    pointing: set[Key] = set()  # the sentences pointing at code
     introducing = {(u.n, u.position + 1) for u in candidates if u.lead_in}  # code blocks an introduction brings
     for u in candidates:
         key, before = (u.n, u.position), (u.n, u.position - 1)
@@ -89,8 +89,7 @@ def _introduction(at: dict[Key, Unit], item: Unit) -> Key | None:
     return (item.n, position)
 
 
-def reach(scored: Sequence[tuple[float, Unit]], intro: Unit,
-           leans_back: dict[Key, set[Key]]) -> int | None:
+def reach(scored: Sequence[tuple[float, Unit]], intro: Unit, leans_back: dict[Key, set[Key]]) -> int | None:
     """The position of the last item of ``intro``'s list that scores at least half the best of them (what the
     introduction is given for), or None when it introduces no list."""
     key = (intro.n, intro.position)
@@ -102,12 +101,12 @@ def reach(scored: Sequence[tuple[float, Unit]], intro: Unit,
 
 
 def lend(scored: Sequence[tuple[float, Unit]], held: Set[Key],
-          leans_back: dict[Key, set[Key]]) -> list[tuple[float, Unit]]:
+         leans_back: dict[Key, set[Key]]) -> list[tuple[float, Unit]]:
     """The units that may be picked now, scored: those ``held`` back for what they lean on are left out, and one
     pointing at code lends its score to that code (which comes with its introduction), so the example is given and
     what speaks of it may follow ("Here, the decorator defines three tuples…" brings the test it speaks of); a list's
     item lends its score to the sentence introducing the list, which comes with its items."""
-    lent: dict[tuple[int, int], float] = {}
+    lent: dict[Key, float] = {}
     for score, u in scored:
         if (u.n, u.position) in held:
             for at in leans_back[(u.n, u.position)]:
