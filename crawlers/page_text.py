@@ -7,7 +7,7 @@ texts (:func:`crawlers.texts.write_page_texts`), so that checking a directive ne
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 OUTSIDE = -1  # the section index of text outside every section (navigation, sidebars, a page's preamble)
@@ -27,6 +27,9 @@ class PageText:
     ``hidden``: the text the runs leave out that a browser might still search (an SVG's text, a ``hidden`` element a
     style sheet may show, form controls…), each as (the run it stands in or before, its offset in that run, its text);
     None when it is not known (a page text recorded by an older crawl, or too much of it): then no directive is safe.
+    ``styles``: the style sheets the page links for the screen; ``lazy_here``: its own styles set
+    ``content-visibility: auto``; ``lazy``: some style of it does (:mod:`crawlers.parse.styles`), judged by the crawl
+    once its sheets are read (:mod:`crawlers.crawl.styles`); None when not known: then no directive is safe either.
     One string a page, not one a run: it is pickled back from the parse workers, written and read as it is.
     """
 
@@ -36,6 +39,9 @@ class PageText:
     sections: tuple[tuple[int, tuple[str, ...]], ...] = ()
     ids: Mapping[str, int] = field(default_factory=dict)
     hidden: tuple[tuple[int, int, str], ...] | None = ()
+    styles: tuple[str, ...] = ()
+    lazy_here: bool = False
+    lazy: bool | None = False
 
     @property
     def runs(self) -> tuple[tuple[int, str], ...]:
@@ -50,6 +56,9 @@ class PageText:
             "text": self.text,
             "ids": dict(sorted(self.ids.items())),
             "hidden": None if self.hidden is None else [list(piece) for piece in self.hidden],
+            "styles": list(self.styles),
+            "lazy_here": self.lazy_here,
+            "lazy": self.lazy,
         }
 
     @classmethod
@@ -61,7 +70,20 @@ class PageText:
             tuple((int(level), tuple(ids)) for level, ids in data.get("sections", ())),
             dict(data.get("ids", {})),
             _hidden(data.get("hidden")),
+            tuple(data.get("styles", ())),
+            bool(data.get("lazy_here", False)),
+            data.get("lazy"),  # none recorded (an older crawl): not known
         )
+
+    def laid_out_as(self, before: PageText) -> PageText:
+        """This page text (read again from the page as served now, its sheets not read) with what ``before`` (the
+        crawl's text of the page) knew of its sheets: lazy when its own styles are, as before when it links the same
+        sheets and its own styles did not decide before, else not known."""
+        if self.lazy_here:
+            lazy: bool | None = True
+        else:
+            lazy = before.lazy if self.styles == before.styles and not before.lazy_here else None
+        return self if lazy is self.lazy else replace(self, lazy=lazy)
 
     def with_text(self) -> str:
         """The runs and the text left out, in document order, on one line (blocks joined by spaces): every place a

@@ -5,7 +5,8 @@ sentence may be gone (a browser then falls back to the ``#fragment``: harmless) 
 page (a browser then lands there: worse than the bare anchor). So before a quoted source's link gets a directive,
 :class:`LivePages` asks the docs server whether the page changed, with the validators the crawl recorded
 (``If-None-Match``, ``If-Modified-Since``): unchanged (304, or the same bytes) keeps the stored text; changed, the
-page as served now is read with the crawler's own extractor and the directive is derived against it (or none);
+page as served now is read with the crawler's own extractor and the directive is derived against it (or none; its
+style sheets are not read again: what the crawl knew of them holds while it links the same ones);
 no answer in time, no directive (the ``#fragment`` alone). Each page is asked at most once per :data:`TTL_S`; a host
 that timed out is not asked again for :data:`DOWN_S`. Plain data in and out around one injected ``httpx.Client``.
 """
@@ -126,7 +127,8 @@ class LivePages:
         if entry.content_hash and hashlib.sha256(data).hexdigest() == entry.content_hash:
             return stored, True
         log.info("%s changed since the crawl: its text directives are derived from the page as served now", entry.url)
-        return page_text(stored.url, extract(data, stored.url, encoding)), True
+        found = page_text(stored.url, extract(data, stored.url, encoding))
+        return (found.laid_out_as(stored) if found is not None else None), True
 
 
 _SAME = PageText("", "", ())  # the cache's mark for "unchanged: the stored text"

@@ -35,9 +35,9 @@ SITES = {
     "git": "/usr/share/doc/git-doc",
 }
 # Is the first place of ``arguments[0]`` (folded like find-in-page) that is in the viewport inside the section of the
-# element with id ``arguments[1]``: below that element's top, and above the end of its section (the element's own
+# element with id ``arguments[1]``: below that element's top (an empty marker opening a <dd>: its terms' top), and above the end of its section (the element's own
 # bottom for a <section>/<div> wrapper; for an API entry's <dt>, the end of its <dd>; for a heading, the next
-# heading as high or higher)?
+# heading as high or higher in document order)?
 ON_QUOTE_JS = """
 const root = document.body;
 """ + TEXT_MAP_JS + """
@@ -46,14 +46,27 @@ let el = arguments[1] ? (document.getElementById(arguments[1]) || document.getEl
                       : document.body;
 if (el && el.tagName === 'A' && el.closest('h1,h2,h3,h4,h5,h6')) el = el.closest('h1,h2,h3,h4,h5,h6');  // DocBook's
 if (!el || !needle) return false;
-const top = el.getBoundingClientRect().top + window.scrollY - 2;
+const marker = el.getBoundingClientRect().height < 5 || (!el.children.length && !el.textContent.trim());  // empty
+let first = el;  // an empty marker opening a definition (Doxygen's <dd><a id>): its section starts at the terms
+const dd = marker ? el.closest('dd') : null;
+if (dd) {
+  const before = document.createRange();
+  before.setStart(dd, 0);
+  before.setEndBefore(el);
+  if (!before.toString().trim()) {
+    for (let t = dd.previousElementSibling; t && t.tagName === 'DT'; t = t.previousElementSibling) first = t;
+  }
+}
+const top = first.getBoundingClientRect().top + window.scrollY - 2;
 let end = Infinity;
 const level = /^H[1-6]$/.test(el.tagName) ? +el.tagName[1] : 0;
 if (level) {
   const sel = Array.from({length: level}, (_, i) => 'h' + (i + 1)).join(',');
-  for (const h of document.querySelectorAll(sel)) {
-    const t = h.getBoundingClientRect().top + window.scrollY;
-    if (h !== el && t > top + 2) { end = Math.min(end, t); }
+  for (const h of document.querySelectorAll(sel)) {  // the next one in document order (not a sticky menu's title)
+    if (h !== el && (el.compareDocumentPosition(h) & Node.DOCUMENT_POSITION_FOLLOWING) && h.offsetHeight > 0) {
+      end = h.getBoundingClientRect().top + window.scrollY;
+      break;
+    }
   }
 } else if (el.tagName === 'DT') {  // an API entry: the term and its description
   let last = el;
@@ -61,7 +74,7 @@ if (level) {
   end = last.getBoundingClientRect().bottom + window.scrollY + 2;
 } else if (el !== document.body && el.getBoundingClientRect().height > 0) {
   end = el.getBoundingClientRect().bottom + window.scrollY + 2;
-  if (el.getBoundingClientRect().height < 5) { end = Infinity; }  // an empty marker: what follows it
+  if (marker) { end = Infinity; }  // an empty marker: what follows it
 }
 for (let i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {
   const range = document.createRange();

@@ -39,7 +39,7 @@ install_local_llm() {
 
 # Real documentation sites used by the quickstart, the integration tests and the report, and the browser
 # (headless Chromium with its WebDriver) that the test of text directives loads docbot's links in.
-DOC_PACKAGES="python-flask-doc python-requests-doc python-djangorestframework-doc python-sqlalchemy-doc git-doc python3.11-doc"
+DOC_PACKAGES="python-flask-doc python-requests-doc python-djangorestframework-doc python-sqlalchemy-doc git-doc python3.11-doc nodejs-doc"
 BROWSER_PACKAGES="chromium chromium-driver"
 # npm packs the registry packages the JavaScript-rendered test sites are built from (scripts/build_rendered_sites.sh)
 SITE_PACKAGES="npm"

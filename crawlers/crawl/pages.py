@@ -96,7 +96,7 @@ def page_text(url: str, ex: Extracted) -> PageText | None:
     sections = tuple((s.level, ((s.anchor,) if s.anchor else ()) + tuple(s.aliases)) for s in ex.sections)
     named = {i for _, ids in sections for i in ids}
     return PageText(url, ex.run_text, ex.run_tags, sections, {k: v for k, v in ex.run_ids.items() if k not in named},
-                    ex.run_hidden)
+                    ex.run_hidden, ex.styles, ex.lazy_here, True if ex.lazy_here else None)  # None: its sheets unread
 
 
 # A page of at least AGGREGATE_MIN_SECTIONS sections of text, of which at least AGGREGATE_SHARE also stand on at least

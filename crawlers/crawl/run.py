@@ -1,7 +1,8 @@
 """Crawl one site in memory: :func:`crawl`, and the loss guard its caller applies before writing (:func:`check_loss`).
 
 ``crawl`` runs the loop of :mod:`crawlers.crawl.loop` (robots.txt, start URL, previous pages, sitemaps,
-every in-scope link) under the crawl's time limit and returns a :class:`CrawlResult`. It reads and writes no files:
+every in-scope link) under the crawl's time limit, then reads the pages' style sheets (:mod:`crawlers.crawl.styles`),
+and returns a :class:`CrawlResult`. It reads and writes no files:
 docbot's writer (``docbot.updating``) hands it the previous crawl and stores the result as a new generation.
 What a crawl takes and gives (:class:`CrawlConfig`, :class:`CrawlResult`) is defined in :mod:`crawlers.crawl.types`;
 docbot imports both, and these functions, from :mod:`crawlers.crawl`.
@@ -20,6 +21,7 @@ import httpx
 
 from crawlers.crawl import guard
 from crawlers.crawl.loop import CrawlState
+from crawlers.crawl.styles import judge_pages
 from crawlers.crawl.types import CrawlConfig, CrawlResult
 from crawlers.errors import CrawlerError
 from crawlers.fetch import Fetch, Fetcher, RenderingFetcher
@@ -56,6 +58,8 @@ async def crawl(
                 log.warning("the crawl of %s reached its time limit (%s s); pages not reached keep their last entry",
                             config.site, config.max_time)
                 state.keep_unreached()
+            # the pages' style sheets, past the time limit too (a handful, or no page would get a directive)
+            state.tally.stats["requests"] += await judge_pages(fetcher, state.kept.page_texts, state.may_fetch)
     finally:
         state.parser.close()
     return state.result(crawled_at, time.monotonic() - started, previous_texts)

@@ -27,6 +27,7 @@ from crawlers.parse.html import MAX_DEPTH, in_document, link_text, nested_too_de
 from crawlers.parse.mentions import RawMention, page_mentions
 from crawlers.parse.section_text import ExtractedSection
 from crawlers.parse.sections import walk_sections
+from crawlers.parse.styles import lazy_here, linked_sheets
 from crawlers.parse.visible_text import may_hide, visible_runs
 from crawlers.sourcetype import markup_hint
 
@@ -70,11 +71,14 @@ class Extracted:
     # The ids that start a section where they are if a link points at one (crawlers.parse.anchor_sections.may_start):
     # a link from another page to any other anchor changes nothing of the split (crawlers.crawl.cross_links.moves_split).
     starts: frozenset[str] = frozenset()
+    # The style sheets it links for the screen, and whether its own styles lay it out lazily (crawlers.parse.styles)
+    styles: tuple[str, ...] = ()
+    lazy_here: bool = False
 
 
 # Bumped whenever a change to extraction changes what a page yields (sections, texts, source types): the next crawl
 # of a map written by another version parses every page again instead of trusting "304 Not Modified".
-EXTRACTOR_VERSION = 14  # 5: what each link says about its target (crawlers.parse.mentions), each page's visible text; 6: the
+EXTRACTOR_VERSION = 15  # 5: what each link says about its target (crawlers.parse.mentions), each page's visible text; 6: the
 # text left out of it that a browser might search (crawlers.parse.visible_text.hidden_text); 7: a section for every anchor
 # the page links to (crawlers.parse.anchor_sections); 8: and for every anchor other pages link to (crawlers.crawl.cross_links);
 # 9: a table row whose cells hold paragraphs is one line, a footnote is titled by its text, Sphinx's "[source]" links are
@@ -87,7 +91,8 @@ EXTRACTOR_VERSION = 14  # 5: what each link says about its target (crawlers.pars
 # heading with no text of its own over API entries ("Method Detail") is not counted against them (markup_hint), and a
 # first heading that ends with the <title>'s name names the page ("Class Jsoup" for "Jsoup (jsoup … API)"), a <br>
 # in a heading parts its words; 13: an <h1> that says the site's name the <title> gives after the page's is a banner;
-# 14: headings that are signatures count as API entries (crawlers.sourcetype.markup_hint: Node.js's API pages)
+# 14: headings that are signatures count as API entries (crawlers.sourcetype.markup_hint: Node.js's API pages); 15: the
+# style sheets a page links and whether its styles lay it out lazily (crawlers.parse.styles)
 
 # A page whose text is at least this share link text to other pages is navigation (a table of contents,
 # Sphinx's genindex, DocBook's bookindex): its links are followed and its anchors valid, but its text answers
@@ -123,6 +128,7 @@ def extract(html: bytes | str, url: str, encoding: str | None = None,
     base = _base(root, url)
     resolve = _resolver(base)  # one for the page: its links, mentions and own links resolve the same hrefs
     links = _links(root, resolve)
+    styles = linked_sheets(root, resolve)
     canonical_href = _canonical_href(root)
     canonical = urljoin(base, canonical_href.strip()) if canonical_href is not None else None
     main, in_body = main_region(root)
@@ -138,6 +144,7 @@ def extract(html: bytes | str, url: str, encoding: str | None = None,
         title=split.title, anchors=anchors, sections=split.sections, links=links, source_type_hint=split.hint,
         canonical=canonical, too_deep=too_deep, navigation=navigation, mentions=mentions, run_text=split.run_text,
         run_tags=split.run_tags, run_ids=split.run_ids, run_hidden=split.run_hidden, starts=split.starts,
+        styles=styles, lazy_here=lazy_here(html.encode() if isinstance(html, str) else html, root),
     )
 
 

@@ -92,7 +92,7 @@ class Directives:
         if self.page_texts is None or not passage.strip() or is_route(fragment):
             return None
         matcher = self.matcher(site, page)
-        if matcher is None:
+        if matcher is None or matcher.unsteady:
             return None
         key = (site, page, fragment, passage)
         known = self._derived.get(key)

@@ -15,7 +15,9 @@ sheet shows, and skips what a class hides. So a directive is also held to a stri
 CSS (:meth:`PageMatcher.elsewhere`): the text that picks its place (prefix and start; with no end, the suffix too)
 stands exactly once in everything a browser might search, the text left out included, and holds no character
 browsers never match (zero-width, bidi and other format or control characters). Then a browser either lands where
-docbot says or finds nothing and falls back to the ``#fragment``: never somewhere else.
+docbot says or finds nothing and falls back to the ``#fragment``: never somewhere else. The one piece of CSS that
+counts is ``content-visibility: auto`` (:attr:`PageMatcher.unsteady`): on a page laid out lazily Chromium's scroll to
+the right match still ends far from it, so such a page gets no directive.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ _GAP = " \n"  # what may separate words in a folded page: a space within a run, 
 # Unicode categories browsers never match in a directive's text (U+200B, U+202E, U+FEFF…): a directive holding one
 # finds nothing (measured in Chromium); unassigned and private-use code points are no safer.
 _UNMATCHABLE = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})
+LAZY = ("the page's styles lay it out lazily (content-visibility: auto): Chromium scrolls to a quote before the layout "
+        "settles and the view ends far from it")
 
 
 def unmatchable(text: str) -> bool:
@@ -233,9 +237,19 @@ class PageMatcher:
         first = text.find(needle)
         return first >= 0 and text.find(needle, first + 1) < 0
 
+    @property
+    def unsteady(self) -> str:
+        """Why no directive keeps a browser's view on its quote on this page ("" when one may): its styles lay it out
+        lazily (:mod:`crawlers.parse.styles`), or whether they do is not known."""
+        if self.page.lazy is None:
+            return "whether the page's styles lay it out lazily is not known (recrawl the site)"
+        return LAZY if self.page.lazy else ""
+
     def elsewhere(self, directive: TextDirective) -> str:
         """Why a browser might land ``directive`` somewhere else than docbot's model says ("" when it cannot):
         see the module's docstring."""
+        if self.unsteady:
+            return self.unsteady
         if not self.hidden_known:
             return "the page's text was recorded by an older crawl (recrawl the site)"
         if any(unmatchable(part) for part in (directive.prefix, directive.start, directive.end, directive.suffix)):

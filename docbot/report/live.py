@@ -22,10 +22,11 @@ from dataclasses import dataclass
 import httpx
 
 from crawlers.crawl.pages import page_text
+from crawlers.crawl.styles import judge_pages
 from crawlers.fetch import Fetch, Fetcher, RenderingFetcher
 from crawlers.fetch.shell import shell_evidence
 from crawlers.parse.extract import extract, extract_anchors
-from crawlers.urls import normalize, split_directive, split_fragment
+from crawlers.urls import normalize, origin, split_directive, split_fragment
 from docbot.process import terminate
 from docbot.references.textfrag import PageMatcher, parse
 from docbot.report.independent import IndependentPage
@@ -71,7 +72,9 @@ class LiveChecker:
         self._limit = asyncio.Semaphore(concurrency)
         self._pages: dict[str, asyncio.Task[_Fetched]] = {}
         self._read: dict[str, IndependentPage] = {}
-        self._own: dict[str, PageMatcher | None] = {}
+        self._own: dict[str, asyncio.Future[PageMatcher | None]] = {}
+        self._sheet_fetcher = Fetcher(client=client)  # the pages' style sheets, each read once for all of them
+        self._sheets: dict[str, bool | None] = {}
 
     async def _fetch(self, page: str) -> _Fetched:
         async with self._limit:
@@ -114,16 +117,32 @@ class LiveChecker:
             return LiveCheck(url, True, fetched.status, "ok")
         if page not in self._read:
             self._read[page] = IndependentPage(fetched.body)
-            served = page_text(page, extract(fetched.body, page))
-            self._own[page] = PageMatcher(served) if served is not None else None
+            self._own[page] = asyncio.ensure_future(self._own_text(page, fetched.body))
         return LiveCheck(url, True, fetched.status, "ok", self._read[page].check(fragment, directive),
-                         own_rule(self._own[page], fragment, directive))
+                         own_rule(await self._own[page], fragment, directive))
+
+    async def _own_text(self, page: str, body: bytes) -> PageMatcher | None:
+        """The served page's text as the crawler reads it, its style sheets read as a crawl reads them."""
+        served = page_text(page, extract(body, page))
+        if served is None:
+            return None
+        texts = {page: served}
+        async with self._limit:
+            await judge_pages(self._sheet_fetcher, texts, lambda sheet: same_origin(sheet, page), self._sheets)
+        return PageMatcher(texts[page])
 
     async def check_all(self, urls: Iterable[str]) -> dict[str, LiveCheck]:
         """Check every distinct URL; returns url -> LiveCheck."""
         unique = list(dict.fromkeys(urls))
         results = await asyncio.gather(*(self.check(u) for u in unique))
         return dict(zip(unique, results))
+
+
+def same_origin(url: str, page: str) -> bool:
+    try:
+        return origin(url) == origin(page)
+    except ValueError:
+        return False
 
 
 def own_rule(matcher: PageMatcher | None, fragment: str, directive: str) -> str:

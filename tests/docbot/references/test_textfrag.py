@@ -210,3 +210,13 @@ def test_a_page_text_recorded_without_its_hidden_text_gets_no_directive() -> Non
     m = PageMatcher(dataclasses.replace(HOSTILE, hidden=None))
     assert "older crawl" in m.lands(TextDirective("Pass a timeout"), "usage")
     assert derive(m, "usage", "Pass a timeout: set the timeout in seconds to stop waiting for a slow server.") is None
+
+
+def test_a_page_laid_out_lazily_or_not_known_to_be_safe_gets_no_directive() -> None:
+    directive, passage = TextDirective("On Windows"), "On Windows, run the installer as administrator."
+    assert PageMatcher(PAGE).lands(directive, "windows") == "" and derive(PageMatcher(PAGE), "windows", passage)
+    lazy = PageMatcher(dataclasses.replace(PAGE, lazy=True))
+    assert "content-visibility: auto" in lazy.lands(directive, "windows")
+    assert derive(lazy, "windows", passage) is None
+    unknown = PageMatcher(dataclasses.replace(PAGE, lazy=None))
+    assert "not known" in unknown.lands(directive, "windows") and derive(unknown, "windows", passage) is None
