@@ -49,17 +49,21 @@ def lazy_here(html: bytes, root: etree._Element) -> bool:
 
 def linked_sheets(root: etree._Element, resolve: Callable[[str], str | None]) -> tuple[str, ...]:
     """The absolute URLs of the style sheets the page links for the screen (``<link rel="stylesheet">``, not an
-    alternate one, not ``media="print"``), in order, each once."""
-    found: list[str] = []
-    for link in in_document(root, "link"):
-        rel = f" {(link.get('rel') or '').translate(_RELS)} "
-        href = link.get("href")
-        if href is None or " stylesheet " not in rel or " alternate " in rel or not _for_screen(link.get("media")):
+    alternate one, not ``media="print"``, and what its own ``<style>`` elements ``@import``), in order, each once."""
+    hrefs: list[str] = []
+    for el in in_document(root, "link", "style"):
+        if not _for_screen(el.get("media")):
             continue
-        url = resolve(href)
-        if url is not None and (url := url.partition("#")[0]) not in found:
-            found.append(url)
-    return tuple(found)
+        if el.tag == "style":
+            if "@import" in (el.text or ""):
+                hrefs.extend(read_sheet(el.text or "", str).imports)
+            continue
+        rel = f" {(el.get('rel') or '').translate(_RELS)} "
+        href = el.get("href")
+        if href is not None and " stylesheet " in rel and " alternate " not in rel:
+            hrefs.append(href)
+    found = (resolve(href) for href in hrefs)
+    return tuple(dict.fromkeys(url.partition("#")[0] for url in found if url is not None))
 
 
 def read_sheet(css: str, resolve: Callable[[str], str]) -> Sheet:
