@@ -35,9 +35,9 @@ SITES = {
     "git": "/usr/share/doc/git-doc",
 }
 # Is the first place of ``arguments[0]`` (folded like find-in-page) that is in the viewport inside the section of the
-# element with id ``arguments[1]``: below that element's top (an empty marker opening a <dd>: its terms' top), and above the end of its section (the element's own
-# bottom for a <section>/<div> wrapper; for an API entry's <dt>, the end of its <dd>; for a heading, the next
-# heading as high or higher in document order)?
+# element with id ``arguments[1]``: below that element's top (an empty marker opening a <dd>: its terms' top), and
+# above the end of its section (the element's own bottom for a <section>/<div> wrapper; for an API entry's <dt>, the
+# end of its <dd>; for a heading, the next heading as high or higher in document order; for an empty marker, none)?
 ON_QUOTE_JS = """
 const root = document.body;
 """ + TEXT_MAP_JS + """
