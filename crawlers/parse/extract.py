@@ -23,7 +23,7 @@ from lxml import etree
 from crawlers.page_text import OUTSIDE
 from crawlers.parse.anchor_sections import linked_here, with_elsewhere
 from crawlers.parse.chrome import body_chrome, main_region
-from crawlers.parse.html import MAX_DEPTH, in_document, link_text, nested_too_deep, parse_html
+from crawlers.parse.html import MAX_DEPTH, in_document, link_text, nested_too_deep, parse_html, rel_words
 from crawlers.parse.mentions import RawMention, page_mentions
 from crawlers.parse.section_text import ExtractedSection
 from crawlers.parse.sections import walk_sections
@@ -46,7 +46,6 @@ _HEADER_TITLE = etree.XPath("//div[contains(concat(' ', @class, ' '), ' headerti
 # What a page links to: a frameset page's frames are its content (Javadoc's index.html before Java 11, gettext's C#
 # docs); an <iframe> embeds into a page that has its own, and is not followed
 _LINKING = {"a": "href", "area": "href", "frame": "src"}
-_CANONICAL_CASE = str.maketrans("CANOIL", "canoil")  # rel="Canonical" counts: the letters of the word lowered
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,8 +212,7 @@ def _canonical_href(root: etree._Element) -> str | None:
     """The ``href`` of the page's first ``<link rel="canonical">`` (``rel`` is a list of words)."""
     for link in in_document(root, "link"):
         href: str | None = link.get("href")
-        rel: str | None = link.get("rel")
-        if href is not None and rel is not None and " canonical " in f" {rel.translate(_CANONICAL_CASE)} ":
+        if href is not None and "canonical" in rel_words(link):
             return href
     return None
 

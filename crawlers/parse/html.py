@@ -9,10 +9,13 @@ read a tree with: heading and block tags, permalink glyphs, an element's text an
 from __future__ import annotations
 
 import re
+import string
 import threading
 from collections.abc import Iterator
 
 from lxml import etree
+
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 MAX_DEPTH = 256  # libxml2's nesting limit without huge_tree (kept off: it also caps memory on hostile pages)
 HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
@@ -106,6 +109,11 @@ def parse_html(html: bytes | str, encoding: str | None) -> etree._Element | None
     if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
         root.set(_TOO_DEEP, "1")  # read back by nested_too_deep(); the parser's error log is gone by then
     return root
+
+
+def rel_words(el: etree._Element) -> frozenset[str]:
+    """The keywords of an element's ``rel`` (a set of words, ASCII case-insensitive: ``rel="StyleSheet"`` counts)."""
+    return frozenset((el.get("rel") or "").translate(_ASCII_LOWER).split())
 
 
 def in_document(root: etree._Element, *tags: str) -> Iterator[etree._Element]:

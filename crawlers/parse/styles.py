@@ -20,14 +20,13 @@ from typing import NamedTuple
 
 from lxml import etree
 
-from crawlers.parse.html import in_document
+from crawlers.parse.html import in_document, rel_words
 
 _LAZY = re.compile(r"content-visibility\s*:\s*auto\b", re.IGNORECASE)
 _LAZY_BYTES = re.compile(rb"content-visibility", re.IGNORECASE)  # a page without the words needs no closer look
 _COMMENT = re.compile(r"/\*.*?(?:\*/|$)", re.DOTALL)
 # @import url("x.css") screen;  @import 'x.css';
 _IMPORT = re.compile(r"""@import\s+(?:url\(\s*)?["']?([^"')\s;]+)["']?\s*\)?\s*([^;]*);""", re.IGNORECASE)
-_RELS = str.maketrans("STYLEHETAR", "stylehetar")  # rel="StyleSheet" counts: the letters of the words lowered
 
 
 class Sheet(NamedTuple):
@@ -58,9 +57,9 @@ def linked_sheets(root: etree._Element, resolve: Callable[[str], str | None]) ->
             if "@import" in (el.text or ""):
                 hrefs.extend(read_sheet(el.text or "", str).imports)
             continue
-        rel = f" {(el.get('rel') or '').translate(_RELS)} "
+        rel = rel_words(el)
         href = el.get("href")
-        if href is not None and " stylesheet " in rel and " alternate " not in rel:
+        if href is not None and "stylesheet" in rel and "alternate" not in rel:
             hrefs.append(href)
     found = (resolve(href) for href in hrefs)
     return tuple(dict.fromkeys(url.partition("#")[0] for url in found if url is not None))

@@ -27,13 +27,14 @@ def _page(title: str, head: str = "", body: str = "") -> str:
 
 def test_the_sheets_a_page_links_for_the_screen_in_order() -> None:
     head = ('<link rel="stylesheet" href="_static/theme.css"><link rel="StyleSheet" href="/abs.css#x">'
-            '<link rel="alternate stylesheet" href="dark.css"><link rel="stylesheet" media="print" href="print.css">'
+            '<link rel="alternate stylesheet" href="dark.css"><link rel="ALTERNATE StyleSheet" href="dark2.css">'
+            '<link rel="stylesheet" media="print" href="print.css"><link rel="stylesheet\tpreload" href="tab.css">'
             '<link rel="stylesheet" media="screen and (min-width: 600px)" href="wide.css">'
             '<link rel="icon" href="favicon.css"><link rel="stylesheet" href="_static/theme.css">'
             '<style>@import url("_static/more.css"); @import "print2.css" print;</style>')
     ex = extract(_page("A", head), "http://h.test/docs/a.html")
-    assert ex.styles == ("http://h.test/docs/_static/theme.css", "http://h.test/abs.css", "http://h.test/docs/wide.css",
-                         "http://h.test/docs/_static/more.css")
+    assert ex.styles == ("http://h.test/docs/_static/theme.css", "http://h.test/abs.css", "http://h.test/docs/tab.css",
+                         "http://h.test/docs/wide.css", "http://h.test/docs/_static/more.css")
     assert not ex.lazy_here
 
 
