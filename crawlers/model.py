@@ -28,7 +28,6 @@ from crawlers.urls import normalize, split_fragment
 FORMAT_VERSION = 1
 
 
-
 class SourceType(StrEnum):
     """What kind of documentation a page is; every output groups references in this order.
 
@@ -99,6 +98,7 @@ class Page:
     # (crawlers.crawl.cross_links), and are split again when the crawl finds another set.
     linked: tuple[str, ...] = ()
     routes: str | None = None  # its anchors are an app's hash routes, in this form (#/<page>?id=<heading-id>)
+    sources: tuple[str, ...] = ()  # the files a rendered app's page loaded, read again to tell a change (etag: docbot's)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -119,6 +119,8 @@ class Page:
             data["stale"] = True
         if self.routes:
             data["routes"] = self.routes
+        if self.sources:
+            data["sources"] = list(self.sources)
         return data
 
     @classmethod
@@ -137,6 +139,7 @@ class Page:
             links=tuple(data["links"]) if "links" in data else None,
             linked=tuple(data.get("linked", ())),
             routes=data.get("routes"),
+            sources=tuple(data.get("sources", ())),
         )
 
 
@@ -177,17 +180,8 @@ class SectionText:
     kind: str = "heading"
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "site": self.site,
-            "url": self.url,
-            "anchor": self.anchor,
-            "title": self.title,
-            "level": self.level,
-            "path": list(self.path),
-            "source_type": self.source_type,
-            "kind": self.kind,
-            "text": self.text,
-        }
+        return {"site": self.site, "url": self.url, "anchor": self.anchor, "title": self.title, "level": self.level,
+                "path": list(self.path), "source_type": self.source_type, "kind": self.kind, "text": self.text}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SectionText:

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from crawlers.crawl.pages import page_text
+from crawlers.fetch.sources import ours
 from crawlers.model import AnchorMap, Page
 from crawlers.page_text import PageText
 from crawlers.parse.extract import extract
@@ -94,7 +95,7 @@ class LivePages:
     def _ask(self, entry: Page, stored: PageText) -> tuple[PageText | None, bool]:
         """(the page's text as served now, or None; whether the server said so)."""
         headers = {}
-        if entry.etag:
+        if entry.etag and not ours(entry.etag):  # docbot's own validator of a rendered page is not the server's
             headers["If-None-Match"] = entry.etag
         if entry.last_modified:
             headers["If-Modified-Since"] = entry.last_modified

@@ -127,7 +127,7 @@ class CrawlState:
         prev = self.previous.page(url)
         etag, modified = self.previous.conditional(prev, self.config.refetch)
         await self.pacer.wait()
-        result = await self.fetcher.get(url, etag=etag, last_modified=modified,
+        result = await self.fetcher.get(url, etag=etag, last_modified=modified, sources=prev.sources if prev else (),
                                         follow=self.may_fetch if start else self.frontier.in_scope)
         self.tally.stats["requests"] += 1
         try:

@@ -81,6 +81,7 @@ def build_page(
         links=links,
         linked=split_at(elsewhere & ex.anchors, sections),
         routes=result.routes,
+        sources=result.sources,
     )
     texts = [] if ex.navigation else [  # a table of contents or index page: its anchors are valid, its text no answer
         SectionText(site, url, s.anchor, s.title, s.level, tuple(s.path), source_type, s.text, s.kind)

@@ -57,6 +57,14 @@ return [document.readyState, document.getElementsByTagName('*').length, chars,
 """
 _PRESENT_JS = "return document.querySelector(arguments[0]) !== null;"
 _HTML_JS = "return '<!DOCTYPE html>' + document.documentElement.outerHTML;"
+# every URL the page loaded after its document that can carry its text: the scripts it ran and the files they fetched
+# (the Markdown, the API description), not its style sheets, fonts and images; null when the browser's list may have
+# dropped some (it keeps 250)
+_SOURCES_JS = """
+const entries = performance.getEntriesByType('resource');
+const text = ['script', 'xmlhttprequest', 'fetch'];
+return entries.length >= 250 ? null : entries.filter(e => text.includes(e.initiatorType)).map(e => e.name);
+"""
 T = TypeVar("T")
 
 
@@ -69,6 +77,7 @@ class Rendered:
     seconds: float = 0.0
     items: tuple[str, ...] = ()  # a virtualized list's items, read while mounted, in order (crawlers.fetch.virtual)
     out_of_time: str | None = None  # what the expansion budget left undone, when it ran out (the page is kept)
+    sources: tuple[str, ...] | None = ()  # the URLs it loaded after its document (None: not all known)
 
 
 class _TabFailed(Exception):
@@ -104,6 +113,7 @@ class Browser:
         self._home: str | None = None  # the first tab, kept open: closing a session's last tab ends it
         self.heap_mb = HEAP_MB  # the V8 heap cap the browser starts with (raised for a page that needs more)
         self._limit: dict[str, float] = {}  # a tab's script limit, when not the browser's own (its page's limits)
+        self._cached: set[str] = set()  # tabs whose HTTP cache could not be turned off (what they loaded is unknown)
         self._script_s: float | None = None  # the script limit the driver has now
         self._tabs = asyncio.Semaphore(max(1, max_tabs))
         self._lock = asyncio.Lock()
@@ -201,8 +211,11 @@ class Browser:
                         deadline = since + timeout  # as long again to settle once expanded
                         continue
                     html = await self._call(self._in_tab, handle, _HTML_JS)
+                    loaded = await self._call(self._in_tab, handle, _SOURCES_JS)
                     self.pages += 1
-                    return Rendered(str(html), None, now - started, items, short)
+                    fresh = isinstance(loaded, list) and handle not in self._cached
+                    sources = tuple(str(u) for u in loaded) if fresh else None
+                    return Rendered(str(html), None, now - started, items, short, sources)
                 if now > deadline:
                     why = "its content never appeared" if not present else "it never settled"
                     log.warning("%s did not render within %.0f s (%s)", url, timeout, why)
@@ -275,6 +288,8 @@ class Browser:
         handle = str(self._driver.current_window_handle)
         if timeout != self.timeout:  # a script of this page (one long render task) may wait as long as the page
             self._limit[handle] = timeout
+        if not _cache_off(self._driver, url):
+            self._cached.add(handle)
         self._driver.get(url)
         return handle
 
@@ -307,6 +322,7 @@ class Browser:
 
     def _close_tab(self, handle: str) -> None:
         self._limit.pop(handle, None)
+        self._cached.discard(handle)
         if self._driver is None:
             return
         try:
@@ -329,6 +345,18 @@ class Browser:
         if self._profile:
             shutil.rmtree(self._profile, ignore_errors=True)
             self._profile = None
+
+
+def _cache_off(driver: Any, url: str) -> bool:
+    """Turn the current tab's HTTP cache off: every file from the server, none from an earlier tab's cache, so what
+    the page loads is what is served now. False when the browser refuses (the page renders, its files unrecorded)."""
+    try:
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+    except Exception as exc:  # noqa: BLE001 - selenium's errors are many
+        log.info("could not turn the HTTP cache off for %s (%s): its loaded files are not recorded", url, _line(exc))
+        return False
+    return True
 
 
 def _line(exc: BaseException) -> str:

@@ -29,7 +29,8 @@ class Fetch(Protocol):
 
     async def get(self, url: str, etag: str | None = None, last_modified: str | None = None, html_only: bool = True,
                   retries: int | None = None, follow: Callable[[str], bool] | None = None,
-                  max_bytes: int | None = None) -> FetchResult:
+                  max_bytes: int | None = None, sources: tuple[str, ...] = ()) -> FetchResult:
         """GET ``url`` (conditionally when given validators); a non-HTML body is not downloaded when ``html_only``;
-        ``max_bytes`` caps this body in place of the fetcher's own cap."""
+        ``max_bytes`` caps this body in place of the fetcher's own cap. ``sources``: what the page's last fetch
+        recorded in :attr:`FetchResult.sources` (a fetcher that records none ignores them)."""
         ...

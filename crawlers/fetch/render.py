@@ -10,8 +10,8 @@ never starts one. An app whose pages are hash routes (docsify) has each route re
 gathered into one document whose ids are the routes (:mod:`crawlers.fetch.routes`); an app that renders its entries
 collapsed and lands on them by routes (Swagger UI) has them expanded in the browser and the page composed with its
 routes as ids (:mod:`crawlers.fetch.entries`). ``routes`` says their form. Such an app's content lives in other
-files than its shell (Markdown, an OpenAPI description), so a known app (Redoc too) is rendered again on every crawl
-(no validators kept).
+files than its shell (Markdown, an OpenAPI description), so a known app (Redoc too) is rendered again unless the files
+it loaded last time, read before the browser loads them, are unchanged (:mod:`crawlers.fetch.sources`).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from crawlers.fetch.protocol import Fetch
 from crawlers.fetch.result import HTML_TYPES, FetchError, FetchResult
 from crawlers.fetch.routes import MAX_ROUTES, compose, route_links, title_of
 from crawlers.fetch.shell import Shell, Spec, shell_evidence
+from crawlers.fetch.sources import fingerprint, loaded, ours
 from crawlers.fetch.static import MAX_BYTES
 
 log = logging.getLogger(__name__)
@@ -89,8 +90,13 @@ class RenderingFetcher:
 
     async def get(self, url: str, etag: str | None = None, last_modified: str | None = None, html_only: bool = True,
                   retries: int | None = None, follow: Callable[[str], bool] | None = None,
-                  max_bytes: int | None = None) -> FetchResult:
-        """The static response, or for a page to render, that response with the browser's DOM as its body."""
+                  max_bytes: int | None = None, sources: tuple[str, ...] = ()) -> FetchResult:
+        """The static response, or for a page to render, that response with the browser's DOM as its body; a known
+        app whose shell and ``sources`` are as they were when ``etag`` (docbot's own) was made answers 304, unrendered
+        (:mod:`crawlers.fetch.sources`)."""
+        made = etag if ours(etag) else None
+        if made is not None:  # not the server's validator: the shell is fetched whole and compared with its sources
+            etag = last_modified = None
         result = await self.static.get(url, etag=etag, last_modified=last_modified, html_only=html_only,
                                        retries=retries, follow=follow, max_bytes=max_bytes)
         if self.mode == "never" or not html_only or not result.ok or result.content_type not in HTML_TYPES:
@@ -98,6 +104,12 @@ class RenderingFetcher:
         shell = ALWAYS if self.mode == "always" else shell_evidence(result.body, result.encoding)
         if shell is None:
             return result
+        # read before the browser loads them: a file that changes in between makes the next crawl render again
+        before = await fingerprint(self.static, result.body, sources, self.max_page_bytes) if (
+            sources and shell.root is not None) else None
+        if made is not None and made == before:
+            log.info("%s: its shell and the %d files it loaded are unchanged; not rendered again", url, len(sources))
+            return dataclasses.replace(result, status=304, body=b"")
         browser = self._browser(result.final_url, shell)
         if browser is None:
             return result
@@ -119,8 +131,9 @@ class RenderingFetcher:
         if rendered.out_of_time:
             self._say_limit(result.final_url, limits, "seconds", rendered.out_of_time)
         routes = shell.root.routes if shell.root is not None else None
+        loaded_now = rendered.sources
         if routes is not None:
-            page = await self._routes(browser, result.final_url, rendered.html, shell)
+            page, loaded_now = await self._routes(browser, result.final_url, rendered.html, shell, loaded_now)
         elif entries is not None:
             # a second of lxml on 100 entries
             page = await asyncio.to_thread(compose_entries, rendered.html, entries, rendered.items)
@@ -134,21 +147,32 @@ class RenderingFetcher:
                         limits.max_bytes)
             self._say_limit(result.final_url, limits, "bytes", f"its composed page is {len(body)} bytes")
         # a known app keeps its content in other files (Redoc's and Swagger UI's OpenAPI description, docsify's
-        # Markdown): its shell's validators say nothing of them, so it is fetched in full and rendered again on every
-        # crawl. An unknown app's shell names its script bundle, whose new build changes the shell too
+        # Markdown): its shell's validators say nothing of them, so they give way to docbot's own, made from the files
+        # the page loaded (crawlers.fetch.sources; none when one could not be read: rendered again on every crawl). An
+        # unknown app's shell names its script bundle, whose new build changes the shell too
         routed = routes is not None or entries is not None
-        external = shell.root is not None
-        headers = {k: v for k, v in result.headers.items() if k not in VALIDATORS} if external else result.headers
+        headers = result.headers
+        kept: tuple[str, ...] = ()
+        if shell.root is not None:
+            whole = loaded_now is not None and not rendered.out_of_time and not truncated  # else rendered next time
+            kept = loaded(result.final_url, loaded_now) if whole and loaded_now is not None else ()
+            # a fingerprint only of what was read before this render (else the next crawl renders, reading them first)
+            own = {"etag": before} if before is not None and kept == sources else {}
+            headers = {k: v for k, v in result.headers.items() if k not in VALIDATORS} | own
         return dataclasses.replace(result, body=body[: limits.max_bytes], encoding="utf-8", truncated=truncated,
                                    headers=headers, rendered=shell.reason, source_type_hint=shell.source_type,
-                                   routes=shell.root.links if routed and shell.root is not None else None)
+                                   routes=shell.root.links if routed and shell.root is not None else None,
+                                   sources=kept)
 
-    async def _routes(self, browser: Browser, url: str, home: str, shell: Shell) -> str:
+    async def _routes(self, browser: Browser, url: str, home: str, shell: Shell,
+                      loaded_home: tuple[str, ...] | None) -> tuple[str, tuple[str, ...] | None]:
         """An app whose pages are hash routes: every route its pages link to rendered (breadth first from the one
-        its URL opens on, \"/\"), each in a tab of its own, and composed into one document (crawlers.fetch.routes)."""
+        its URL opens on, \"/\"), each in a tab of its own, and composed into one document (crawlers.fetch.routes);
+        with the URLs all of them loaded (None: not all known)."""
         assert shell.root is not None and shell.root.routes is not None
         base = url.partition("#")[0]
         pages = {"/": home}
+        sources: set[str] | None = set(loaded_home) if loaded_home is not None else None
         todo = [r for r in route_links(home) if r != "/"]
         seen = set(todo) | {"/"}
         while todo and len(pages) < MAX_ROUTES:
@@ -157,14 +181,17 @@ class RenderingFetcher:
             for route, got in zip(batch, done, strict=True):
                 if got.html is None:
                     log.warning("could not render the route #%s of %s: %s", route, base, got.error)
+                    sources = None  # the page lacks a route: no fingerprint may keep it so
                     continue
                 self.rendered += 1
                 pages[route] = got.html
+                sources = sources | set(got.sources) if sources is not None and got.sources is not None else None
                 new = [r for r in route_links(got.html) if r not in seen]
                 seen.update(new)
                 todo += new
         log.info("rendered %d routes of %s (%s)", len(pages), base, shell.root.generator)
-        return compose(title_of(home), pages.items(), shell.root.routes)
+        return compose(title_of(home), pages.items(), shell.root.routes), (
+            tuple(sources) if sources is not None else None)
 
     async def _limits(self, result: FetchResult, shell: Shell) -> RenderLimits:
         """The limits the page renders within, scaled to the size of the API description its app loads."""

@@ -50,6 +50,7 @@ class FetchResult:
     rendered: str | None = None  # why the body is the DOM a browser rendered (the shell's evidence), else None
     source_type_hint: str | None = None  # what the generator that rendered it makes, e.g. "API reference"
     routes: str | None = None  # its anchors are the hash routes of an app, in this form (crawlers.fetch.routes)
+    sources: tuple[str, ...] = ()  # the files a known app's rendered content was made of (crawlers.fetch.sources)
 
     @property
     def ok(self) -> bool:

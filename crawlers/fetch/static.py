@@ -104,9 +104,11 @@ class Fetcher:
         retries: int | None = None,
         follow: Callable[[str], bool] | None = None,
         max_bytes: int | None = None,
+        sources: tuple[str, ...] = (),
     ) -> FetchResult:
         """GET ``url`` following redirects (those ``follow`` accepts); a non-HTML body is not downloaded when ``html_only``;
-        its body is cut at ``max_bytes`` (None: the fetcher's ``max_bytes``).
+        its body is cut at ``max_bytes`` (None: the fetcher's ``max_bytes``); ``sources`` are a rendering fetcher's
+        (:class:`crawlers.fetch.Fetch`), unused here.
 
         The whole request (redirects, retries, body) ends after ``deadline`` seconds with a ``deadline`` error.
         """

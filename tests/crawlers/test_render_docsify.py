@@ -146,29 +146,53 @@ def test_the_validator_keeps_route_links_and_repairs_a_wrong_heading_id(
     assert outcome.action != "kept" and outcome.output != f"{page.url}#/commands/npm-no-such-command?id=configuration"
 
 
-def test_a_refresh_sees_an_edited_markdown_page(tmp_path: Path) -> None:
+def test_a_refresh_renders_again_only_when_a_file_the_app_loaded_changed(tmp_path: Path) -> None:
     """The shell of a docsify site does not change when its Markdown does (a conditional request of index.html
-    answers 304): the site is rendered again on every crawl, and the edit is in the map."""
+    answers 304). The first crawl records the files the app loaded; the next reads them before rendering and keeps
+    their fingerprint; a crawl after that, with nothing changed, renders nothing and keeps the page. An edited Markdown
+    page is rendered again and is in the map."""
     if not (SITE / "docsify.min.js").is_file():
         pytest.fail(f"{SITE} is missing: run scripts/install.sh (scripts/build_rendered_sites.sh builds it)")
     shutil.copy(SITE / "docsify.min.js", tmp_path)
     (tmp_path / "index.html").write_text((SITE / "index.html").read_text(encoding="utf-8")
                                         .replace("loadSidebar: true", "loadSidebar: false"), encoding="utf-8")
-    stamp = time.time() - 100  # an old Last-Modified, which a conditional request is made from
-    os.utime(tmp_path / "index.html", (stamp, stamp))
+    stamp = time.time() - 100 * 86400  # old files: a browser's cache would reuse them without asking the server
+    for name in ("index.html", "docsify.min.js"):
+        os.utime(tmp_path / name, (stamp, stamp))
     (tmp_path / "README.md").write_text("# Widget\n\nSee [install](install.md).\n", encoding="utf-8")
     (tmp_path / "install.md").write_text("# Install\n\n## Download\n\nGet it.\n", encoding="utf-8")
-    with serve_directory(tmp_path) as base:
-        first = crawl_rendered("widget", base + "index.html")[0]
-        (tmp_path / "install.md").write_text("# Install\n\n## Build from source\n\nMake it.\n", encoding="utf-8")
+    crawls: list[tuple[CrawlResult, int]] = []
+
+    def again(previous: CrawlResult) -> CrawlResult:
         config = CrawlConfig(site="widget", start_url=base + "index.html", render="auto")
-        second = asyncio.run(crawl(config, first.map, first.texts, fetcher=open_fetcher(config),
-                                   previous_mentions=first.mentions, previous_pages=first.page_texts))
-    before = first.map.pages[base + "index.html"].anchors
-    after = second.map.pages[base + "index.html"].anchors
-    assert "/install?id=download" in before and "/install?id=build-from-source" not in before
+        fetcher = open_fetcher(config)
+        assert isinstance(fetcher, RenderingFetcher)
+        crawls.append((asyncio.run(crawl(config, previous.map, previous.texts, fetcher=fetcher,
+                                         previous_mentions=previous.mentions, previous_pages=previous.page_texts)),
+                       fetcher.rendered))
+        return crawls[-1][0]
+
+    with serve_directory(tmp_path) as base:
+        first, fetcher, _ = crawl_rendered("widget", base + "index.html")
+        second = again(first)
+        third = again(second)
+        (tmp_path / "install.md").write_text("# Install\n\n## Build from source\n\nMake it.\n", encoding="utf-8")
+        os.utime(tmp_path / "install.md", (stamp, stamp))  # as old as before: only its bytes tell
+        fourth = again(third)
+        fifth = again(fourth)
+    page = base + "index.html"
+    sources = first.map.pages[page].sources
+    assert base + "install.md" in sources and base + "README.md" in sources and base + "docsify.min.js" in sources
+    assert fetcher.rendered >= 2 and first.map.pages[page].etag is None  # recorded, not yet read before a render
+    assert [n for _, n in crawls] == [fetcher.rendered, 0, fetcher.rendered, 0]
+    assert second.map.pages[page].etag is not None and second.map.pages[page].sources == sources
+    assert third.stats.not_modified == 1 and third.map.pages[page] == second.map.pages[page]
+    assert third.texts == second.texts
+    assert "/install?id=download" in third.map.pages[page].anchors
+    assert fourth.stats.not_modified == 0 and fourth.stats.fetched == 1
+    after = fourth.map.pages[page].anchors
     assert "/install?id=build-from-source" in after and "/install?id=download" not in after
-    assert second.stats.not_modified == 0
+    assert fifth.stats.not_modified == 1 and fifth.map.pages[page].anchors == after
 
 
 def test_every_chunk_links_to_its_route_and_the_validator_keeps_it(
