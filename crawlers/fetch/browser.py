@@ -351,7 +351,7 @@ def _cache_off(driver: Any, url: str) -> bool:
     """Turn the current tab's HTTP cache off: every file from the server, none from an earlier tab's cache, so what
     the page loads is what is served now. False when the browser refuses (the page renders, its files unrecorded)."""
     try:
-        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0})  # keep no bodies
         driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
     except Exception as exc:  # noqa: BLE001 - selenium's errors are many
         log.info("could not turn the HTTP cache off for %s (%s): its loaded files are not recorded", url, _line(exc))
