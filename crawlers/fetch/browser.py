@@ -57,13 +57,37 @@ return [document.readyState, document.getElementsByTagName('*').length, chars,
 """
 _PRESENT_JS = "return document.querySelector(arguments[0]) !== null;"
 _HTML_JS = "return '<!DOCTYPE html>' + document.documentElement.outerHTML;"
-# every URL the page loaded after its document that can carry its text: the scripts it ran and the files they fetched
-# (the Markdown, the API description), not its style sheets, fonts and images; null when the browser's list may have
-# dropped some (it keeps 250)
+# Run in each tab before its page's own scripts: records every URL the page loads that could carry its text, whatever
+# started the load (a script, a fetch, a preload) and whatever the page does to the browser's list (which keeps 250
+# and which a page may clear): all but style-sheet loads (fonts), images, media and beacons. Unknown once the page
+# starts a worker from a file, whose loads are not the page's (a worker of code the page's own scripts hold, a blob:
+# URL, as Redoc's search index, is allowed: what it fetches is not seen).
+_RECORD_JS = """
+(() => {
+  const media = new Set(['css', 'img', 'image', 'video', 'audio', 'track', 'icon', 'beacon']);
+  const seen = {names: [], unknown: false};
+  seen.add = entries => { for (const e of entries) if (!media.has(e.initiatorType)) seen.names.push(e.name); };
+  Object.defineProperty(window, '__docbotLoaded', {value: seen});
+  try {
+    seen.observer = new PerformanceObserver(list => seen.add(list.getEntries()));
+    seen.observer.observe({type: 'resource', buffered: true});
+  } catch (e) { seen.unknown = true; }
+  for (const name of ['Worker', 'SharedWorker']) {
+    const Real = window[name];
+    if (Real) window[name] = new Proxy(Real, {construct(target, args) {
+      if (!/^(blob|data):/.test(String(args[0]))) seen.unknown = true;
+      return Reflect.construct(target, args);
+    }});
+  }
+})();
+"""
+# what the recorder saw, once each; null when it cannot say (not run, a worker started, frames of their own)
 _SOURCES_JS = """
-const entries = performance.getEntriesByType('resource');
-const text = ['script', 'xmlhttprequest', 'fetch'];
-return entries.length >= 250 ? null : entries.filter(e => text.includes(e.initiatorType)).map(e => e.name);
+const seen = window.__docbotLoaded;
+if (!seen || seen.unknown || !seen.observer || document.querySelector('iframe, frame')) return null;
+seen.add(seen.observer.takeRecords());
+seen.add(performance.getEntriesByType('resource'));
+return Array.from(new Set(seen.names));
 """
 T = TypeVar("T")
 
@@ -113,7 +137,7 @@ class Browser:
         self._home: str | None = None  # the first tab, kept open: closing a session's last tab ends it
         self.heap_mb = HEAP_MB  # the V8 heap cap the browser starts with (raised for a page that needs more)
         self._limit: dict[str, float] = {}  # a tab's script limit, when not the browser's own (its page's limits)
-        self._cached: set[str] = set()  # tabs whose HTTP cache could not be turned off (what they loaded is unknown)
+        self._unwatched: set[str] = set()  # tabs whose loads could not be watched (what they loaded is unknown)
         self._script_s: float | None = None  # the script limit the driver has now
         self._tabs = asyncio.Semaphore(max(1, max_tabs))
         self._lock = asyncio.Lock()
@@ -211,11 +235,8 @@ class Browser:
                         deadline = since + timeout  # as long again to settle once expanded
                         continue
                     html = await self._call(self._in_tab, handle, _HTML_JS)
-                    loaded = await self._call(self._in_tab, handle, _SOURCES_JS)
                     self.pages += 1
-                    fresh = isinstance(loaded, list) and handle not in self._cached
-                    sources = tuple(str(u) for u in loaded) if fresh else None
-                    return Rendered(str(html), None, now - started, items, short, sources)
+                    return Rendered(str(html), None, now - started, items, short, await self._loaded(handle))
                 if now > deadline:
                     why = "its content never appeared" if not present else "it never settled"
                     log.warning("%s did not render within %.0f s (%s)", url, timeout, why)
@@ -225,6 +246,10 @@ class Browser:
             raise _TabFailed(exc, browser) from exc
         finally:
             await self._call(self._close_tab, handle)
+
+    async def _loaded(self, handle: str) -> tuple[str, ...] | None:
+        """The URLs the page in ``handle`` loaded (None: not all known; the page is kept all the same)."""
+        return None if handle in self._unwatched else await self._call(_sources_in, self, handle)
 
     async def _open_up(self, url: str, handle: str, expand: str, virtual: VirtualList | None,
                        budget: float) -> tuple[tuple[str, ...], str | None]:
@@ -288,8 +313,8 @@ class Browser:
         handle = str(self._driver.current_window_handle)
         if timeout != self.timeout:  # a script of this page (one long render task) may wait as long as the page
             self._limit[handle] = timeout
-        if not _cache_off(self._driver, url):
-            self._cached.add(handle)
+        if not _watch_loads(self._driver, url):
+            self._unwatched.add(handle)
         self._driver.get(url)
         return handle
 
@@ -322,7 +347,7 @@ class Browser:
 
     def _close_tab(self, handle: str) -> None:
         self._limit.pop(handle, None)
-        self._cached.discard(handle)
+        self._unwatched.discard(handle)
         if self._driver is None:
             return
         try:
@@ -347,16 +372,28 @@ class Browser:
             self._profile = None
 
 
-def _cache_off(driver: Any, url: str) -> bool:
-    """Turn the current tab's HTTP cache off: every file from the server, none from an earlier tab's cache, so what
-    the page loads is what is served now. False when the browser refuses (the page renders, its files unrecorded)."""
+def _watch_loads(driver: Any, url: str) -> bool:
+    """Make the current tab load every file from the server (its HTTP cache off, service workers bypassed: none from an
+    earlier tab or an offline copy, so what the page loads is what is served now) and record what it loads
+    (``_RECORD_JS``). False when the browser refuses: the page renders, its files unrecorded."""
     try:
         driver.execute_cdp_cmd("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0})  # keep no bodies
         driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+        driver.execute_cdp_cmd("Network.setBypassServiceWorker", {"bypass": True})
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _RECORD_JS})
     except Exception as exc:  # noqa: BLE001 - selenium's errors are many
-        log.info("could not turn the HTTP cache off for %s (%s): its loaded files are not recorded", url, _line(exc))
+        log.info("could not watch what %s loads (%s): its loaded files are not recorded", url, _line(exc))
         return False
     return True
+
+
+def _sources_in(browser: Browser, handle: str) -> tuple[str, ...] | None:
+    """What ``_RECORD_JS`` saw in the tab ``handle`` (in the worker thread, under the lock), or None."""
+    try:
+        loaded = browser._in_tab(handle, _SOURCES_JS)
+    except Exception:  # noqa: BLE001 - selenium's errors are many; a tab that died fails on its next call
+        return None
+    return tuple(str(u) for u in loaded) if isinstance(loaded, list) else None
 
 
 def _line(exc: BaseException) -> str:

@@ -105,7 +105,7 @@ class RenderingFetcher:
         if shell is None:
             return result
         # read before the browser loads them: a file that changes in between makes the next crawl render again
-        before = await fingerprint(self.static, result.body, sources, self.max_page_bytes) if (
+        before = await fingerprint(self.static, result.final_url, result.body, sources, self.max_page_bytes) if (
             sources and shell.root is not None) else None
         if made is not None and made == before:
             log.info("%s: its shell and the %d files it loaded are unchanged; not rendered again", url, len(sources))
@@ -156,8 +156,11 @@ class RenderingFetcher:
         if shell.root is not None:
             whole = loaded_now is not None and not rendered.out_of_time and not truncated  # else rendered next time
             kept = loaded(result.final_url, loaded_now) if whole and loaded_now is not None else ()
-            # a fingerprint only of what was read before this render (else the next crawl renders, reading them first)
-            own = {"etag": before} if before is not None and kept == sources else {}
+            # a fingerprint only when every file this render loaded was read before it (else the next crawl renders,
+            # reading them all first): the files read are what is fingerprinted and kept
+            read_first = bool(kept) and set(kept) <= set(sources)
+            own = {"etag": before} if read_first and before is not None else {}
+            kept = sources if read_first else tuple(sorted(set(kept) | set(sources))) if kept else ()
             headers = {k: v for k, v in result.headers.items() if k not in VALIDATORS} | own
         return dataclasses.replace(result, body=body[: limits.max_bytes], encoding="utf-8", truncated=truncated,
                                    headers=headers, rendered=shell.reason, source_type_hint=shell.source_type,

@@ -36,10 +36,10 @@ def loaded(page_url: str, urls: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(found - {page}))
 
 
-async def fingerprint(fetch: Fetch, shell: bytes, sources: Sequence[str], max_bytes: int) -> str | None:
-    """docbot's validator of a page whose shell is served as ``shell`` and whose content came from ``sources``, each
-    read now (a missing one counts as such); None when one of them cannot be read whole (the page is then rendered
-    on every crawl, as before a fingerprint)."""
+async def fingerprint(fetch: Fetch, where: str, shell: bytes, sources: Sequence[str], max_bytes: int) -> str | None:
+    """docbot's validator of a page served at ``where`` (after redirects) as ``shell`` whose content came from
+    ``sources``, each read now (a missing one counts as such); None when one of them cannot be read whole (the page
+    is then rendered on every crawl, as before a fingerprint)."""
     limit = asyncio.Semaphore(CONCURRENCY)
 
     async def digest(url: str) -> bytes | None:
@@ -50,7 +50,7 @@ async def fingerprint(fetch: Fetch, shell: bytes, sources: Sequence[str], max_by
         return hashlib.sha256(got.body).digest() if got.ok and not got.truncated else None
 
     digests = await asyncio.gather(*(digest(url) for url in sources))
-    whole = hashlib.sha256(shell)
+    whole = hashlib.sha256(where.encode() + b"\n" + shell)
     for url, one in zip(sources, digests, strict=True):
         if one is None:
             return None

@@ -1,20 +1,28 @@
 """The fingerprint a known app's rendered page is refreshed by (crawlers.fetch.sources), over real HTTP: the same
 files give the same fingerprint, a changed byte or a file that appears changes it, and a file that cannot be read
-gives none (the page is then rendered on every crawl, never kept on a guess)."""
+gives none (the page is then rendered on every crawl, never kept on a guess). In headless Chromium, a Redoc site
+whose description is loaded by a preload link, with a script that empties the browser's list of loads, is still
+rendered again when the description changes, and only then."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import shutil
 import socket
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from crawlers.crawl import CrawlConfig, CrawlResult, crawl, open_fetcher
 from crawlers.errors import BrowserUnavailable
 from crawlers.fetch import Fetcher, FetchResult, RenderingFetcher
 from crawlers.fetch.browser import Browser, Rendered
 from crawlers.fetch.sources import TAG, fingerprint, loaded, ours
 from tests.browser import no_browser
 from tests.conftest import serve_directory
+from tests.crawlers.rendered_sites import SITES
 
 SHELL = b"<html><body><div id='app'></div><script src='app.js'></script></body></html>"
 
@@ -29,7 +37,7 @@ def needs_browser() -> None:
 def of(sources: list[str], shell: bytes = SHELL) -> str | None:
     async def go() -> str | None:
         async with Fetcher(retries=0) as fetcher:
-            return await fingerprint(fetcher, shell, sources, 1_000_000)
+            return await fingerprint(fetcher, "http://docs.test/index.html", shell, sources, 1_000_000)
     return asyncio.run(go())
 
 
@@ -115,3 +123,40 @@ def test_a_page_read_only_in_part_keeps_no_fingerprint_and_a_whole_one_is_not_re
     assert unchanged.not_modified and unchanged.body == b"" and unchanged.rendered is None
     assert edited.ok and edited.rendered and edited.headers["etag"] not in (None, whole.headers["etag"])
     assert browser.renders == []
+
+
+def test_a_description_preloaded_and_a_list_of_loads_emptied_by_the_page_are_still_seen(tmp_path: Path) -> None:
+    """What the page loads is recorded from its first script on, whatever started the load: here Redoc's API
+    description comes through a preload link (a speed tweak sites make) and the page clears the browser's list of
+    loads and shrinks it to one (as analytics scripts may). Unchanged, the third crawl renders nothing; the edited
+    description is rendered again and its new text is in the map's texts."""
+    needs_browser()
+    for name in ("openapi.json", "redoc.standalone.js"):
+        if not (SITES / "redoc" / name).is_file():
+            pytest.fail("build/sites/redoc is missing: run scripts/install.sh (scripts/build_rendered_sites.sh)")
+        shutil.copy(SITES / "redoc" / name, tmp_path)
+    shell = (SITES / "redoc" / "index.html").read_text(encoding="utf-8").replace("</head>", (
+        '<link rel="preload" href="openapi.json" as="fetch" crossorigin="anonymous">'
+        "<script>setInterval(() => { performance.clearResourceTimings(); "
+        "performance.setResourceTimingBufferSize(1); }, 50);</script></head>"))
+    (tmp_path / "index.html").write_text(shell, encoding="utf-8")
+    crawls: list[tuple[CrawlResult, int]] = []
+    with serve_directory(tmp_path) as base:
+        config = CrawlConfig(site="docker", start_url=base + "index.html", render="auto")
+        for step in range(4):
+            if step == 3:
+                spec = json.loads((tmp_path / "openapi.json").read_text(encoding="utf-8"))
+                spec["info"]["description"] = "Quokkas answer every request of this edited description."
+                (tmp_path / "openapi.json").write_text(json.dumps(spec), encoding="utf-8")
+            fetcher = open_fetcher(config)
+            assert isinstance(fetcher, RenderingFetcher)
+            last = crawls[-1][0] if crawls else None
+            crawls.append((asyncio.run(crawl(config, last.map if last else None, last.texts if last else (),
+                                             fetcher=fetcher, previous_mentions=last.mentions if last else None,
+                                             previous_pages=last.page_texts if last else ())), fetcher.rendered))
+    page = base + "index.html"
+    assert base + "openapi.json" in crawls[0][0].map.pages[page].sources
+    assert [n for _, n in crawls] == [1, 1, 0, 1]
+    assert crawls[2][0].stats.not_modified == 1
+    assert not any("Quokkas" in t.text for t in crawls[2][0].texts)
+    assert any("Quokkas" in t.text for t in crawls[3][0].texts)
