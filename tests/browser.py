@@ -21,6 +21,9 @@ from typing import Any
 
 import pytest
 
+from crawlers.errors import BrowserUnavailable as RendererUnavailable
+from crawlers.fetch.browser import Browser
+
 CHROMIUM_ARGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--window-size=1280,800")
 REQUIRE_BROWSER = "DOCBOT_REQUIRE_BROWSER"  # set (non-empty): a test that needs Chromium fails without it
@@ -71,6 +74,15 @@ def no_browser(why: str) -> None:
     if os.environ.get(REQUIRE_BROWSER):
         pytest.fail(f"{why} (and {REQUIRE_BROWSER} is set)")
     pytest.skip(why)
+
+
+def needs_renderer() -> None:
+    """A test of the crawl's own rendering browser (:class:`crawlers.fetch.browser.Browser`): without its Chromium and
+    chromedriver, :func:`no_browser` decides (skip or fail)."""
+    try:
+        Browser.check()
+    except RendererUnavailable as exc:
+        no_browser(str(exc))
 
 
 @pytest.fixture(scope="module")

@@ -152,15 +152,16 @@ class RenderingFetcher:
         # unknown app's shell names its script bundle, whose new build changes the shell too
         routed = routes is not None or entries is not None
         headers = result.headers
-        kept: tuple[str, ...] = ()
+        kept: tuple[str, ...] = ()  # the files to read before the next render: none when this one was not whole
         if shell.root is not None:
-            whole = loaded_now is not None and not rendered.out_of_time and not truncated  # else rendered next time
-            kept = loaded(result.final_url, loaded_now) if whole and loaded_now is not None else ()
+            used = loaded(result.final_url, loaded_now) if (
+                loaded_now is not None and not rendered.out_of_time and not truncated) else ()
             # a fingerprint only when every file this render loaded was read before it (else the next crawl renders,
-            # reading them all first): the files read are what is fingerprinted and kept
-            read_first = bool(kept) and set(kept) <= set(sources)
+            # reading them all first)
+            read_first = bool(used) and set(used) <= set(sources)
             own = {"etag": before} if read_first and before is not None else {}
-            kept = sources if read_first else tuple(sorted(set(kept) | set(sources))) if kept else ()
+            if used:
+                kept = tuple(sorted(set(used) | set(sources)))
             headers = {k: v for k, v in result.headers.items() if k not in VALIDATORS} | own
         return dataclasses.replace(result, body=body[: limits.max_bytes], encoding="utf-8", truncated=truncated,
                                    headers=headers, rendered=shell.reason, source_type_hint=shell.source_type,

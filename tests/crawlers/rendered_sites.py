@@ -13,11 +13,9 @@ from typing import Any
 import pytest
 
 from crawlers.crawl import CrawlConfig, CrawlResult, crawl, open_fetcher
-from crawlers.errors import BrowserUnavailable
 from crawlers.fetch import RenderingFetcher
-from crawlers.fetch.browser import Browser
 from crawlers.model import Page
-from tests.browser import no_browser
+from tests.browser import needs_renderer
 from tests.conftest import serve_directory
 
 SITES = Path(__file__).resolve().parents[2] / "build" / "sites"
@@ -63,10 +61,7 @@ def served(site: Path) -> Iterator[str]:
 
 def crawl_rendered(name: str, start_url: str) -> tuple[CrawlResult, RenderingFetcher, float]:
     """The site crawled with render = "auto"; with the fetcher and the seconds it took."""
-    try:
-        Browser.check()
-    except BrowserUnavailable as exc:
-        no_browser(str(exc))
+    needs_renderer()
     config = CrawlConfig(site=name, start_url=start_url, render="auto")
     fetcher = open_fetcher(config)
     assert isinstance(fetcher, RenderingFetcher)

@@ -21,7 +21,7 @@ from crawlers.crawl import CrawlConfig, CrawlResult, crawl, open_fetcher
 from crawlers.errors import BrowserUnavailable, CrawlerError
 from crawlers.fetch import Fetcher, RenderingFetcher, RenderMode
 from crawlers.fetch.browser import Browser
-from tests.browser import no_browser
+from tests.browser import needs_renderer
 from tests.conftest import EVAL_ROOTS, serve_directory
 
 pytestmark = pytest.mark.slow
@@ -40,13 +40,6 @@ def write_app(root: Path, second: str = "configure", title: str = "Configuring t
     page.write_text(APP.replace("{second}", second).replace("{title}", title), encoding="utf-8")
     stamp = time.time() - 100 + age  # a changed page gets a later Last-Modified
     os.utime(page, (stamp, stamp))
-
-
-def needs_browser() -> None:
-    try:
-        Browser.check()
-    except BrowserUnavailable as exc:
-        no_browser(str(exc))
 
 
 def run(config: CrawlConfig, fetcher: Any, previous: CrawlResult | None = None) -> CrawlResult:
@@ -91,7 +84,7 @@ def test_auto_starts_no_browser_on_a_static_site_and_changes_nothing(site: str) 
 
 
 def test_a_refresh_renders_again_only_a_page_that_changed(app_site: tuple[Path, str]) -> None:
-    needs_browser()
+    needs_renderer()
     root, base = app_site
     config = CrawlConfig(site="widget", start_url=base + "index.html")
     served = run(dataclasses.replace(config, render="never"), Fetcher())
@@ -117,7 +110,7 @@ def test_a_refresh_renders_again_only_a_page_that_changed(app_site: tuple[Path, 
 
 
 def test_a_page_that_does_not_render_keeps_its_last_good_entry(app_site: tuple[Path, str]) -> None:
-    needs_browser()
+    needs_renderer()
     root, base = app_site
     config = CrawlConfig(site="widget", start_url=base + "index.html")
     first = run(config, rendering(config))
@@ -134,7 +127,7 @@ def test_a_page_that_does_not_render_keeps_its_last_good_entry(app_site: tuple[P
 
 
 def test_tabs_are_capped_and_a_dead_browser_is_started_again(app_site: tuple[Path, str]) -> None:
-    needs_browser()
+    needs_renderer()
     _, base = app_site
 
     async def go() -> tuple[list[Any], list[Any], Browser]:
@@ -159,7 +152,7 @@ def test_tabs_are_capped_and_a_dead_browser_is_started_again(app_site: tuple[Pat
 
 
 def test_a_page_whose_script_never_yields_times_out_and_the_browser_goes_on(app_site: tuple[Path, str]) -> None:
-    needs_browser()
+    needs_renderer()
     root, base = app_site
     (root / "hang.html").write_text("<!DOCTYPE html><html><body><div id='root'></div>"
                                     "<script>setTimeout(function () { while (true) {} }, 300);</script></body></html>")

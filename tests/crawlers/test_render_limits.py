@@ -18,11 +18,9 @@ from typing import Any
 import pytest
 
 from crawlers.crawl import CrawlConfig, crawl, open_fetcher
-from crawlers.errors import BrowserUnavailable
 from crawlers.fetch import MAX_BYTES, RenderingFetcher
-from crawlers.fetch.browser import Browser
 from crawlers.fetch.limits import EXPAND_TIMEOUT, HEAP_MB, PAGE_TIMEOUT, RenderLimits, count_operations, scale
-from tests.browser import no_browser
+from tests.browser import needs_renderer
 from tests.conftest import serve_directory
 from tests.crawlers.rendered_sites import SITES
 
@@ -80,10 +78,7 @@ def _big_redoc(root: Path, copies: int) -> list[str]:
 
 
 def _crawl(root: Path, **settings: Any) -> tuple[Any, RenderingFetcher]:
-    try:
-        Browser.check()
-    except BrowserUnavailable as exc:
-        no_browser(str(exc))
+    needs_renderer()
     with serve_directory(root) as url:
         config = CrawlConfig(site="big", start_url=url + "index.html", render="auto", **settings)
         fetcher = open_fetcher(config)

@@ -16,22 +16,14 @@ from typing import Any
 import pytest
 
 from crawlers.crawl import CrawlConfig, CrawlResult, crawl, open_fetcher
-from crawlers.errors import BrowserUnavailable
 from crawlers.fetch import Fetcher, FetchResult, RenderingFetcher
-from crawlers.fetch.browser import Browser, Rendered
+from crawlers.fetch.browser import Rendered
 from crawlers.fetch.sources import TAG, fingerprint, loaded, ours
-from tests.browser import no_browser
+from tests.browser import needs_renderer
 from tests.conftest import serve_directory
 from tests.crawlers.rendered_sites import SITES
 
 SHELL = b"<html><body><div id='app'></div><script src='app.js'></script></body></html>"
-
-
-def needs_browser() -> None:
-    try:
-        Browser.check()  # the rendering fetcher asks for Chromium before its first render
-    except BrowserUnavailable as exc:
-        no_browser(str(exc))
 
 
 def of(sources: list[str], shell: bytes = SHELL) -> str | None:
@@ -98,7 +90,7 @@ DOM = "<html><body><div data-section-id='tag/pets' id='tag/pets'><h1>Pets</h1><p
 
 
 def test_a_page_read_only_in_part_keeps_no_fingerprint_and_a_whole_one_is_not_rendered_again(tmp_path: Path) -> None:
-    needs_browser()
+    needs_renderer()
     (tmp_path / "index.html").write_text(REDOC, encoding="utf-8")
     (tmp_path / "redoc.js").write_text("Redoc.init()", encoding="utf-8")
     (tmp_path / "openapi.json").write_text('{"openapi": "3.0.0", "paths": {}}', encoding="utf-8")
@@ -130,7 +122,7 @@ def test_a_description_preloaded_and_a_list_of_loads_emptied_by_the_page_are_sti
     description comes through a preload link (a speed tweak sites make) and the page clears the browser's list of
     loads and shrinks it to one (as analytics scripts may). Unchanged, the third crawl renders nothing; the edited
     description is rendered again and its new text is in the map's texts."""
-    needs_browser()
+    needs_renderer()
     for name in ("openapi.json", "redoc.standalone.js"):
         if not (SITES / "redoc" / name).is_file():
             pytest.fail("build/sites/redoc is missing: run scripts/install.sh (scripts/build_rendered_sites.sh)")

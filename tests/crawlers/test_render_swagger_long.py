@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 
 from crawlers.crawl import CrawlConfig, open_fetcher
-from crawlers.errors import BrowserUnavailable
 from crawlers.fetch import RenderingFetcher
 from crawlers.fetch.browser import Browser, Rendered
 from crawlers.fetch.limits import RenderLimits
@@ -30,7 +29,7 @@ from crawlers.fetch.virtual import VirtualList, read_virtual
 from crawlers.model import Page
 from docbot.indexing.chunk import chunk_sections
 from docbot.references.validator import ReferenceValidator
-from tests.browser import in_view, no_browser
+from tests.browser import in_view, needs_renderer
 from tests.crawlers.rendered_sites import SITES, WHERE_ROUTE_JS, crawl_rendered, served, settled
 
 pytestmark = pytest.mark.slow
@@ -204,10 +203,7 @@ def test_a_list_read_only_in_part_for_time_says_which_setting_gives_it_more(
         caplog: pytest.LogCaptureFixture) -> None:
     """The expansion budget runs out in the middle of Asana's list (3 s for what takes about a minute): the page is
     kept with the items read, and the crawl's warning names the site setting that raises the budget."""
-    try:
-        Browser.check()
-    except BrowserUnavailable as exc:
-        no_browser(str(exc))
+    needs_renderer()
     shell = shell_evidence((ASANA / "index.html").read_bytes())
     assert shell is not None and shell.root is not None and shell.root.entries is not None
     entries = shell.root.entries
