@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Lowest first. A module may import its own room, lower rooms, crawlers and libraries.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("docbot.errors", "docbot.answer", "docbot.config", "docbot.config_schema", "docbot.disk",
-     "docbot.providers", "docbot.process"),  # the foundation every room may use
+     "docbot.providers", "docbot.process", "docbot.labels"),  # the foundation every room may use
     ("docbot.learn",),  # one linear model and its fitting (the ranker, the gate, the confidence)
     ("docbot.text",),
     ("docbot.references",),
