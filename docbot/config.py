@@ -7,6 +7,7 @@ one line per error, exit 2); paths in it are relative to the file's directory.
 
 ```toml
 keep_reports = 20                # refreshes whose change reports are kept in <data-dir>/reports/
+reference_log = "postgresql://docbot@db.example.org/docbot"   # shared by bot replicas; default: SQLite in data_dir
 
 [[sites]]
 name = "flask"
@@ -36,7 +37,14 @@ from urllib.parse import urlsplit
 
 from crawlers.sitenames import map_sites
 from crawlers.urls import normalize
-from docbot.config_schema import ConfigFile, SiteTable, parse_config
+from docbot.config_schema import (
+    POSTGRES_EXAMPLE,
+    ConfigFile,
+    SiteTable,
+    hide_password,
+    parse_config,
+    postgres_url_problem,
+)
 from docbot.errors import InvalidConfig, SiteNotFound
 
 if TYPE_CHECKING:
@@ -125,6 +133,7 @@ class Environment:
     data_dir: str | None = None  # DOCBOT_DATA_DIR
     anchor_maps: str | None = None  # DOCBOT_ANCHOR_MAPS
     chroma_url: str | None = None  # CHROMA_URL
+    reference_log: str | None = field(default=None, repr=False)  # DOCBOT_REFERENCE_LOG (a URL may hold a password)
     embeddings: str | None = None  # DOCBOT_EMBEDDINGS
     rerank_model: str | None = None  # DOCBOT_RERANK_MODEL
     rank_model: str | None = None  # DOCBOT_RANK_MODEL
@@ -154,7 +163,7 @@ class Environment:
         cache = get("DOCBOT_MODEL_CACHE")
         return cls(
             config=get("DOCBOT_CONFIG"), data_dir=get("DOCBOT_DATA_DIR"), anchor_maps=get("DOCBOT_ANCHOR_MAPS"),
-            chroma_url=get("CHROMA_URL"), embeddings=get("DOCBOT_EMBEDDINGS"), rerank_model=get("DOCBOT_RERANK_MODEL"),
+            chroma_url=get("CHROMA_URL"), reference_log=get("DOCBOT_REFERENCE_LOG"), embeddings=get("DOCBOT_EMBEDDINGS"), rerank_model=get("DOCBOT_RERANK_MODEL"),
             rank_model=get("DOCBOT_RANK_MODEL"), local_backend=get("DOCBOT_LOCAL_BACKEND"),
             model_cache=Path(cache).expanduser() if cache
             else Path(get("XDG_CACHE_HOME") or Path.home() / ".cache") / "docbot",
@@ -182,6 +191,9 @@ class Settings:
     allow_hosts: tuple[str, ...] = ()
     chroma_url: str | None = None
     chroma_origin: str = "--chroma-url"  # what set chroma_url: the option, CHROMA_URL or docbot.toml (for messages)
+    reference_log: str | None = field(default=None, repr=False)  # a PostgreSQL URL: env DOCBOT_REFERENCE_LOG, else
+    # docbot.toml's; None: SQLite in <data-dir>/docbot.sqlite
+    reference_log_origin: str = "DOCBOT_REFERENCE_LOG"  # what set reference_log (for messages)
     embeddings: str | None = None  # a spec (docbot.providers.EMBEDDERS): env DOCBOT_EMBEDDINGS, else docbot.toml's
     rerank_model: str | None = None  # env DOCBOT_RERANK_MODEL, else docbot.toml's (docbot.providers.RERANKERS)
     rank_model: str | None = None  # "builtin", "off" or a folder: env DOCBOT_RANK_MODEL, else docbot.toml's
@@ -264,6 +276,11 @@ def load_settings(
     slack = file.slack
     chroma = [(v, origin) for v, origin in ((chroma_url, "--chroma-url"), (env.chroma_url, "CHROMA_URL"),
                                             (file.chroma_url, f"chroma_url in {path}")) if v]
+    if env.reference_log and (problem := postgres_url_problem(env.reference_log)):
+        raise InvalidConfig(f"DOCBOT_REFERENCE_LOG={hide_password(env.reference_log)!r} {problem} — set it to "
+                            f"{POSTGRES_EXAMPLE}, or unset it to keep the log in SQLite in the data directory")
+    logs = [(v, origin) for v, origin in ((env.reference_log, "DOCBOT_REFERENCE_LOG"),
+                                          (file.reference_log, f"reference_log in {path}")) if v]
     settings = Settings(
         data_dir=Path(data_dir or env.data_dir or beside(file.data_dir) or DEFAULT_DATA_DIR),
         anchor_maps=Path(anchor_maps or env.anchor_maps or beside(file.anchor_maps)
@@ -272,6 +289,8 @@ def load_settings(
         allow_hosts=tuple(file.validator.allow_hosts),
         chroma_url=chroma[0][0] if chroma else None,
         chroma_origin=chroma[0][1] if chroma else "--chroma-url",
+        reference_log=logs[0][0] if logs else None,
+        reference_log_origin=logs[0][1] if logs else "DOCBOT_REFERENCE_LOG",
         embeddings=env.embeddings or file.embeddings,
         rerank_model=env.rerank_model or beside(file.rerank_model),
         rank_model=env.rank_model or (file.rank_model if file.rank_model in (None, *RANK_MODEL_WORDS)
@@ -342,3 +361,11 @@ def chroma_unreachable(url: str, origin: str, data_dir: Path, reason: str) -> st
     return (f"Cannot reach a Chroma server at {url} ({origin}){reason and ': ' + reason} — start one there with "
             f"`chroma run --path DIR --port {port}`, or {_without_chroma(origin, data_dir)}")
 
+
+
+def reference_log_unreachable(url: str, origin: str, data_dir: Path, reason: str) -> str:
+    """What to check when the PostgreSQL server of the reference log at ``url`` cannot be used (password hidden)."""
+    drop = "unset it" if origin == "DOCBOT_REFERENCE_LOG" else "remove it"
+    return (f"Cannot use the reference log at {hide_password(url)} ({origin}){reason and ': ' + reason} — start "
+            f"PostgreSQL there or correct the URL ({POSTGRES_EXAMPLE}), or {drop} to keep the log in SQLite in "
+            f"{Path(data_dir) / 'docbot.sqlite'}")

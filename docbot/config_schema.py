@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import difflib
 import logging
+import re
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -24,6 +26,8 @@ log = logging.getLogger(__name__)
 
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 SLASH_COMMAND = r"^/[^\s/]+$"
+POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")  # reference_log: the URLs of a PostgreSQL database
+POSTGRES_EXAMPLE = "postgresql://USER@HOST/DATABASE"
 
 
 class _Table(BaseModel):
@@ -136,6 +140,7 @@ class ConfigFile(_Table):
     data_dir: str | None = Field(default=None, min_length=1)
     anchor_maps: str | None = Field(default=None, min_length=1)
     chroma_url: str | None = None
+    reference_log: str | None = None  # a PostgreSQL URL; unset: SQLite in the data directory
     embeddings: str | None = Field(default=None, pattern=r"^(local|all-MiniLM-L6-v2|openai|openai:\S+)$")
     rerank_model: str | None = Field(default=None, min_length=1)
     rank_model: str | None = Field(default=None, min_length=1)  # "builtin", "off" or a model folder
@@ -149,6 +154,15 @@ class ConfigFile(_Table):
     @classmethod
     def _chroma(cls, value: str | None) -> str | None:
         return _http_url(value, "http://127.0.0.1:8000")
+
+    @field_validator("reference_log")
+    @classmethod
+    def _reference_log(cls, value: str | None) -> str | None:
+        problem = None if value is None else postgres_url_problem(value)
+        if problem:  # the URL is shown with its password hidden
+            raise ValueError(f"{hide_password(str(value))!r} {problem} — write {POSTGRES_EXAMPLE}, or remove "
+                             "reference_log to keep the log in SQLite in the data directory")
+        return value
 
     @model_validator(mode="after")
     def _distinct_sites(self) -> ConfigFile:
@@ -166,6 +180,31 @@ def _http_url(value: str | None, example: str) -> str | None:
         except ValueError:
             raise ValueError(f"{value!r} is not an http(s) URL, e.g. {example}") from None
     return value
+
+
+def postgres_url_problem(url: str) -> str | None:
+    """What makes ``url`` no PostgreSQL URL docbot can use (None when it is one)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (read to check it: a port that is not a number raises)
+    except ValueError:
+        return "is not a URL with a numeric port"
+    if parts.scheme not in POSTGRES_SCHEMES:
+        return "is not a PostgreSQL URL"
+    return None
+
+
+def hide_password(url: str) -> str:
+    """``url`` with its password (``user:password@`` or ``?password=``) shown as ``***``: what messages may print."""
+    try:
+        parts = urlsplit(url)
+        hidden = parts.password is not None
+    except ValueError:
+        return re.sub(r"(//[^/@:]*):[^/@]*@", r"\1:***@", url)
+    if hidden:
+        user, _, host = parts.netloc.rpartition("@")
+        parts = parts._replace(netloc=f"{user.split(':', 1)[0]}:***@{host}")
+    return parts._replace(query=re.sub(r"(^|&)password=[^&]*", r"\1password=***", parts.query)).geturl()
 
 
 def _site_name(value: str) -> str:

@@ -6,6 +6,7 @@ DocbotError
 ├── SiteNotFound       a site is named that is not configured or not crawled
 ├── IndexMissing       no index for a site: run `docbot index`
 ├── StoreUnreachable   the Chroma server named by --chroma-url, CHROMA_URL or docbot.toml does not answer
+├── ReferenceLogUnavailable  the reference log's database cannot be opened (PostgreSQL down, a newer schema)
 ├── EmbeddingMismatch  the index was built with another embedding model
 ├── SiteBusy           another docbot process is writing the site (crawl, index, refresh)
 ├── WriteFailed        a file of a new generation could not be written; the previous one stays in force
@@ -53,6 +54,11 @@ class IndexMissing(DocbotError):
 
 class StoreUnreachable(DocbotError):
     """The Chroma server the settings name cannot be reached (nothing listens there, or it is not Chroma)."""
+
+
+class ReferenceLogUnavailable(DocbotError):
+    """The reference log cannot be opened: its PostgreSQL server does not answer or refuses docbot, its SQLite file
+    cannot be read or written, or a newer docbot wrote it."""
 
 
 class EmbeddingMismatch(DocbotError):
