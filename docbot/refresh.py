@@ -29,10 +29,10 @@ from docbot.answer import LinkAction
 from docbot.config import KEEP_REPORTS, Settings, SiteConfig
 from docbot.disk import DiskUsage
 from docbot.errors import DocbotError, SiteNotFound
-from docbot.reference_log import REFERENCE_LOG
 
 if TYPE_CHECKING:
     from crawlers.crawl import CrawlConfig
+    from docbot.reference_log import ReferenceLog
 
 log = logging.getLogger(__name__)
 MAX_LISTED = 50  # items listed per change kind in the Markdown report
@@ -157,50 +157,54 @@ def refresh_site(settings: Settings, site: str, force: bool, client: Any, index:
 
 
 def logged_links(settings: Settings) -> Iterable[tuple[int, str]]:
-    """(answer id, url) of every link docbot has sent, from the reference log in the data dir."""
-    path = Path(settings.data_dir) / REFERENCE_LOG
-    if not path.is_file():
-        return []
-    from docbot.reference_log import ReferenceLog
+    """(answer id, url) of every link docbot has sent, from the reference log the settings name."""
+    from docbot.reference_log import existing_log
 
-    return ReferenceLog(path).iter_links()
+    logged = existing_log(settings)
+    if logged is None:
+        return []
+    with logged:
+        return logged.iter_links()
 
 
 def recheck_links(settings: Settings, links: Iterable[tuple[int, str]]) -> tuple[int, list[LoggedLink]]:
     """Check logged links against the newest maps; returns (links checked, links not kept)."""
     from docbot.reading import latest_maps, latest_page_texts, stored_texts
+    from docbot.reference_log import existing_log
     from docbot.references.validator import ReferenceValidator
 
     validator = ReferenceValidator(latest_maps(settings), allow_hosts=settings.allow_hosts,
                                    texts=stored_texts(settings), page_texts=latest_page_texts(settings))
-    quote = _logged_quotes(settings)
+    logged = existing_log(settings)
+    quote = _logged_quotes(logged)
     checked, changed = 0, []
-    for answer_id, url in links:
-        checked += 1
-        outcome = validator.check_url(url)
-        if outcome.action == LinkAction.KEPT:
-            continue
-        passage = quote(answer_id, url) if "text directive dropped" in outcome.reason else ""
-        again = validator.quote_link(url, passage) if passage else None
-        if again is not None and again.output and ":~:" in again.output:  # the quote moved: a directive that lands on it
-            outcome = dataclasses.replace(again, action=LinkAction.REWRITTEN,
-                                          reason=f"{outcome.reason}; derived again for the quoted passage")
-        changed.append(LoggedLink(answer_id, url, outcome.action, outcome.output, outcome.reason))
+    try:
+        for answer_id, url in links:
+            checked += 1
+            outcome = validator.check_url(url)
+            if outcome.action == LinkAction.KEPT:
+                continue
+            passage = quote(answer_id, url) if "text directive dropped" in outcome.reason else ""
+            again = validator.quote_link(url, passage) if passage else None
+            if again is not None and again.output and ":~:" in again.output:  # the quote moved: a directive on it
+                outcome = dataclasses.replace(again, action=LinkAction.REWRITTEN,
+                                              reason=f"{outcome.reason}; derived again for the quoted passage")
+            changed.append(LoggedLink(answer_id, url, outcome.action, outcome.output, outcome.reason))
+    finally:
+        if logged is not None:
+            logged.close()
     return checked, changed
 
 
-def _logged_quotes(settings: Settings) -> Callable[[int, str], str]:
+def _logged_quotes(logged: ReferenceLog | None) -> Callable[[int, str], str]:
     """(answer id, link) → the passage that link's answer quoted from it ("" when unknown), read from the log."""
-    path = Path(settings.data_dir) / REFERENCE_LOG
     answers: dict[int, dict[str, str]] = {}
 
     def quote(answer_id: int, url: str) -> str:
-        if not path.is_file():
+        if logged is None:
             return ""
         if answer_id not in answers:
-            from docbot.reference_log import ReferenceLog
-
-            answer = ReferenceLog(path).get(answer_id)
+            answer = logged.get(answer_id)
             answers[answer_id] = {r.url: r.quote for r in answer.references} if answer else {}
         return answers[answer_id].get(url, "")
 
@@ -219,12 +223,17 @@ def refresh(
 ) -> RefreshReport:
     """Refresh ``sites`` (default: every configured or crawled site) and re-check logged links.
 
-    ``links`` defaults to the reference log in the data directory.
+    ``links`` defaults to the links of the reference log the settings name (SQLite in the data directory, or PostgreSQL).
     """
     started = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     names = list(sites) or settings.site_names()
     if not names:
         raise SiteNotFound("No sites to refresh — add [[sites]] to docbot.toml or run `docbot crawl URL --site NAME`")
+    if links is None:  # a reference log that cannot be used fails the refresh now, before any crawl
+        from docbot.reference_log import existing_log
+
+        if (logged := existing_log(settings)) is not None:
+            logged.close()
     index = None
     if reindex:
         from docbot.indexing.embed import embedder_from_settings

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
     from docbot.commands.ask import unindexed_note
     from docbot.pipeline import Pipeline
-    from docbot.reference_log import ReferenceLog
+    from docbot.reference_log import open_log
     from docbot.slack.app import DocbotSlack, SlackSettings, build_app, web_client
     from docbot.slack.server import EVENTS_PATH, make_http_server, start_socket_mode
 
@@ -121,16 +121,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                            "`docbot index` before starting the bot")
     if opts["site"] is None and (note := unindexed_note(settings.site_names(), indexed)):
         print(f"docbot slack: {note}", file=sys.stderr)  # the bot answers from the indexed ones meanwhile
+    reference_log = open_log(settings)  # before the model loads: an unreachable PostgreSQL fails at once
     pipeline.ask(WARM_UP_QUESTION)  # load the embedding model now, not on the first user's question
 
     client = web_client(token, api_url)
     bot_user = _check_token(client, api_url)
-    bot = DocbotSlack(pipeline, ReferenceLog.in_data_dir(settings.data_dir),
+    bot = DocbotSlack(pipeline, reference_log,
                       SlackSettings(command=opts["command"], public=opts["public"], site=opts["site"]))
     app = build_app(bot, client, None if app_token else secret)
     mode = "socket" if app_token else "http"
     summary = {"mode": mode, "command": opts["command"], "sites": indexed, "bot_user_id": bot_user,
-               "public": opts["public"]}
+               "public": opts["public"], "reference_log": reference_log.where}
     if mode == "http":
         server = make_http_server(app, opts["host"], opts["port"], signing_secret=secret,
                                   max_connections=opts["max_connections"], request_timeout=opts["request_timeout"])
@@ -155,6 +156,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if mode == "http":
             server.server_close()
         bot.shutdown(wait=True)
+        reference_log.close()
         close = getattr(pipeline.index, "close", None)  # the real Index owns a Chroma client; fakes need not
         if close is not None:
             close()
