@@ -21,7 +21,7 @@ from docbot.config import load_settings
 from docbot.errors import DocbotError
 from docbot.process.terminate import Terminated, catch_sigterm
 
-COMMANDS = ("crawl", "index", "ask", "check_links", "report", "refresh", "slack")
+COMMANDS = ("crawl", "index", "ask", "check_links", "report", "refresh", "slack", "labels")
 
 
 def build_parser() -> argparse.ArgumentParser:

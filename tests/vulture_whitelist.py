@@ -28,6 +28,11 @@ USED = (
     PageText.of_runs,  # a page text from (section, text) runs: the pages of the text-directive tests
     config_schema.schema_keys,  # the README's configuration section is checked against it (tests/docbot/test_config.py)
     reference_log.ReferenceLog.feedback,  # reads back the votes the Slack buttons record (tests/docbot/slack/)
+    # The reference log's label API (docbot/labels.py), which learning from labels writes and reads; each is
+    # tested on SQLite and PostgreSQL in tests/docbot/test_reference_log.py.
+    reference_log.ReferenceLog.add_labels,  # stores a vote's, a pick's or a curator's labels,
+    reference_log.ReferenceLog.relabel,  # carries them through a refresh's renames and removals,
+    reference_log.ReferenceLog.answers_since,  # and reads the answers logged, for the reports
     mrkdwn.to_mrkdwn,  # the whole answer as one mrkdwn string, as the Markdown-to-mrkdwn tests compare it
     fake.FakeSlack.posts,  # the fake Slack Web API the Slack tests run against: what a response_url received,
     fake.fake_slack,  # the fake started and closed around a test,
