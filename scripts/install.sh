@@ -41,11 +41,13 @@ install_local_llm() {
 # (headless Chromium with its WebDriver) that the test of text directives loads docbot's links in.
 DOC_PACKAGES="python-flask-doc python-requests-doc python-djangorestframework-doc python-sqlalchemy-doc git-doc python3.11-doc nodejs-doc"
 BROWSER_PACKAGES="chromium chromium-driver"
+# PostgreSQL, which the reference log's tests start in a temporary folder (tests/postgres.py) to run on it for real
+DB_PACKAGES="postgresql"
 # npm packs the registry packages the JavaScript-rendered test sites are built from (scripts/build_rendered_sites.sh)
 SITE_PACKAGES="npm"
 if [[ -z $NO_DOCS ]]; then
   missing=""
-  for pkg in $DOC_PACKAGES $BROWSER_PACKAGES; do dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"; done
+  for pkg in $DOC_PACKAGES $BROWSER_PACKAGES $DB_PACKAGES; do dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"; done
   if [[ -n "$missing" ]]; then
     if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
     echo "==> installing Debian packages:$missing"
