@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 # Fixtures that live beside their helpers and are used in more than one folder: the headless Chromium session, the
-# fake OpenAI-compatible server and the throw-away PostgreSQL server. Registered here, so a test names them as
-# parameters without importing them.
-pytest_plugins = ("tests.browser", "tests.docbot.answering.fake_openai", "tests.postgres")
+# fake OpenAI-compatible server, the throw-away PostgreSQL server and a `chroma run` server. Registered here, so a
+# test names them as parameters without importing them.
+pytest_plugins = ("tests.browser", "tests.docbot.answering.fake_openai", "tests.postgres", "tests.chroma")
 
 EVAL_DIR = Path(__file__).resolve().parents[2] / "shared" / "eval"
 if not EVAL_DIR.is_dir():  # a clone elsewhere: fall back to the workplace copy

@@ -10,10 +10,12 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 import docbot.reference_log.answers
@@ -21,6 +23,7 @@ from docbot.answer import Answer, Clarification, ClarifyOption, Reference, Statu
 from docbot.errors import ReferenceLogUnavailable
 from docbot.labels import Label, LabelSource
 from docbot.reference_log import SCHEMA_VERSION, ReferenceLog
+from docbot.reference_log.schema import version
 from tests.postgres import Postgres
 
 BACKENDS = ("sqlite", "postgresql")
@@ -200,52 +203,29 @@ def test_forgetting_a_user_deletes_their_data_and_keeps_the_links(log: Reference
 # -- threads and processes ------------------------------------------------------------------------
 
 def test_threads_write_at_once_without_losing_a_row(log: ReferenceLog) -> None:
-    errors: list[BaseException] = []
-
     def work(n: int) -> None:
-        try:
-            for i in range(10):
-                answer_id = log.record(answer(f"t{n} q{i}", ref(1, "a")), "mention", f"U{n}", "C1", f"{n}.{i}")
-                log.add_feedback(answer_id, f"U{n}", 1)
-                log.add_labels([label(f"t{n} q{i}", DOCS + "a#1", f"U{n}", answer_id=answer_id)])
-                log.first_seen(f"Ev{n}-{i}")
-                log.thread_turns("C1", f"{n}.{i}")
-        except BaseException as exc:
-            errors.append(exc)
+        for i in range(10):
+            answer_id = log.record(answer(f"t{n} q{i}", ref(1, "a")), "mention", f"U{n}", "C1", f"{n}.{i}")
+            log.add_feedback(answer_id, f"U{n}", 1)
+            log.add_labels([label(f"t{n} q{i}", DOCS + "a#1", f"U{n}", answer_id=answer_id)])
+            log.first_seen(f"Ev{n}-{i}")
+            log.thread_turns("C1", f"{n}.{i}")
 
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for done in [pool.submit(work, n) for n in range(8)]:
+            done.result()  # raises what the thread raised
     logged = list(log.answers_since(None, 0))
     assert len(logged) == 80 and len({a.id for a in logged}) == 80 and len(log.labels()) == 80
-    assert sum(len(log.votes([a.id])) for a in logged) == 80
+    assert len(log.votes([a.id for a in logged])) == 80
 
 
 def test_bots_opening_a_new_database_together_create_it_once(where: str | Path) -> None:
-    opened: list[ReferenceLog] = []
-    errors: list[BaseException] = []
-
-    def start() -> None:
-        try:
-            opened.append(ReferenceLog(where))
-        except BaseException as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=start) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        opening = [pool.submit(ReferenceLog, where) for _ in range(4)]
+        opened = [o.result() for o in opening]
     try:
-        assert errors == [] and len(opened) == 4
         answer_id = opened[0].record(answer("q", ref(1, "a")), "cli")
         assert all(o.get(answer_id) is not None for o in opened)
-        from sqlalchemy import select
-
-        from docbot.reference_log.schema import version
         with opened[1].engine.connect() as conn:
             assert conn.execute(select(version.c.version)).scalars().all() == [SCHEMA_VERSION]
     finally:

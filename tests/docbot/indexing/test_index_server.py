@@ -1,15 +1,9 @@
-"""Server mode: the index against a real `chroma run` on 127.0.0.1."""
+"""Server mode: the index against a real `chroma run` on 127.0.0.1 (the ``chroma_server`` fixture of tests/chroma.py)."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from crawlers.model import AnchorMap, Page, SectionText
@@ -18,42 +12,6 @@ from docbot.indexing.index import Index
 from docbot.updating import index_texts
 
 BASE = "http://127.0.0.1:8000/"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture()
-def chroma_server(tmp_path: Path) -> Iterator[str]:
-    port = _free_port()
-    chroma = Path(sys.executable).with_name("chroma")
-    proc = subprocess.Popen(
-        [str(chroma), "run", "--path", str(tmp_path / "server"), "--port", str(port), "--host", "127.0.0.1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{url}/api/v2/heartbeat", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("`chroma run` did not start within 30 s")
-            time.sleep(0.2)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.mark.slow
