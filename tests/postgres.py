@@ -2,7 +2,8 @@
 
 The ``postgres`` fixture (one server for the whole test run) initialises a cluster in a temporary folder, starts it
 on a free port of 127.0.0.1 and on a unix socket in that folder, and stops and deletes it at the end;
-:meth:`Postgres.database` gives each test a fresh database of its own. PostgreSQL refuses to run as root, so as
+:meth:`Postgres.database` gives each test a fresh database of its own; a test that stops and starts its server takes
+``postgres_cluster``, a cluster of its own. PostgreSQL refuses to run as root, so as
 root the cluster belongs to and runs as the ``postgres`` user the package creates. Without PostgreSQL a test that
 needs it is skipped, saying why, unless ``DOCBOT_REQUIRE_POSTGRES`` is set (``.ci/run`` sets it): then it fails.
 """
@@ -107,35 +108,53 @@ def _wait_ready(server: Postgres, proc: subprocess.Popen[bytes], log: Path) -> N
         time.sleep(0.1)
 
 
-@contextmanager
-def running_postgres() -> Iterator[Postgres]:
-    """A PostgreSQL server in a temporary folder, stopped and deleted on exit; :class:`PostgresUnavailable` when
-    there is none to start."""
-    bin_dir = binaries()
-    root = Path(tempfile.mkdtemp(prefix="docbot-pg-"))
-    try:
-        owner = _as_owner(root)
-        data, log = root / "data", root / "server.log"
-        made = subprocess.run([str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8",
-                               "--locale=C", "--no-sync"], cwd=root, capture_output=True, text=True, check=False,
-                              timeout=START_S, **owner)
+class Cluster:
+    """A cluster in a temporary folder, and its server process: started, stopped, started again on the same port."""
+
+    def __init__(self, root: Path) -> None:
+        self.bin_dir, self.root = binaries(), root
+        self.owner = _as_owner(root)
+        self.data, self.log = root / "data", root / "server.log"
+        made = subprocess.run([str(self.bin_dir / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust",
+                               "-E", "UTF8", "--locale=C", "--no-sync"], cwd=root, capture_output=True, text=True,
+                              check=False, timeout=START_S, **self.owner)
         if made.returncode != 0:
             raise PostgresUnavailable(f"initdb failed: {(made.stderr.strip().splitlines() or ['?'])[-1]}")
-        server = Postgres(_free_port(), root)
+        self.server = Postgres(_free_port(), root)
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
         options = [arg for setting in SETTINGS for arg in ("-c", setting)]
-        with log.open("wb") as out:
-            proc = subprocess.Popen([str(bin_dir / "postgres"), "-D", str(data), "-p", str(server.port), "-k",
-                                     str(root), *options], cwd=root, stdout=out, stderr=subprocess.STDOUT, **owner)
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen([str(self.bin_dir / "postgres"), "-D", str(self.data), "-p",
+                                          str(self.server.port), "-k", str(self.root), *options], cwd=self.root,
+                                         stdout=out, stderr=subprocess.STDOUT, **self.owner)
+        _wait_ready(self.server, self.proc, self.log)
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self.proc.send_signal(signal.SIGINT)  # a fast shutdown: clients are disconnected
         try:
-            _wait_ready(server, proc, log)
-            yield server
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+
+@contextmanager
+def running_postgres() -> Iterator[Cluster]:
+    """A PostgreSQL cluster in a temporary folder, its server running (``.server``), stopped and deleted on exit;
+    :class:`PostgresUnavailable` when there is none to start."""
+    root = Path(tempfile.mkdtemp(prefix="docbot-pg-"))
+    try:
+        cluster = Cluster(root)
+        try:
+            cluster.start()
+            yield cluster
         finally:
-            proc.send_signal(signal.SIGINT)  # a fast shutdown: clients are disconnected
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            cluster.stop()
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -151,7 +170,17 @@ def no_postgres(why: str) -> None:
 def postgres() -> Iterator[Postgres]:
     """One PostgreSQL server for the test run; without one, :func:`no_postgres` decides (skip or fail)."""
     try:
-        with running_postgres() as server:
-            yield server
+        with running_postgres() as cluster:
+            yield cluster.server
+    except PostgresUnavailable as exc:
+        no_postgres(str(exc))
+
+
+@pytest.fixture()
+def postgres_cluster() -> Iterator[Cluster]:
+    """A server of the test's own, which it may stop and start again; without one, :func:`no_postgres` decides."""
+    try:
+        with running_postgres() as cluster:
+            yield cluster
     except PostgresUnavailable as exc:
         no_postgres(str(exc))

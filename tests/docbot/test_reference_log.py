@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 import docbot.reference_log.answers
 from docbot.answer import Answer, Clarification, ClarifyOption, Reference, Status
@@ -24,7 +24,7 @@ from docbot.errors import ReferenceLogUnavailable
 from docbot.labels import Label, LabelSource
 from docbot.reference_log import SCHEMA_VERSION, ReferenceLog
 from docbot.reference_log.schema import version
-from tests.postgres import Postgres
+from tests.postgres import Cluster, Postgres
 
 BACKENDS = ("sqlite", "postgresql")
 DOCS = "http://d.test/"
@@ -325,3 +325,14 @@ def test_an_unreachable_server_is_one_line_without_the_password(postgres: Postgr
                               "no_such_database (DOCBOT_REFERENCE_LOG): ")
     assert 'role "docbot" does not exist' in message  # the server's reason
     assert message.endswith("or unset it to keep the log in SQLite in /srv/docbot/docbot.sqlite")
+
+
+def test_a_restarted_server_costs_no_request(postgres_cluster: Cluster) -> None:
+    with ReferenceLog(postgres_cluster.server.database()) as log:
+        before = log.record(answer("before", ref(1, "a")), "cli")
+        postgres_cluster.stop()
+        with pytest.raises(OperationalError):  # the Slack bot answers meanwhile, without buttons
+            log.record(answer("while down", ref(1, "a")), "cli")
+        postgres_cluster.start()
+        after = log.record(answer("after", ref(1, "a")), "cli")  # the pooled connection was checked and replaced
+        assert [a.question for a in log.answers_since(None, 0)] == ["before", "after"] and after > before
