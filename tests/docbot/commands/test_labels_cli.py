@@ -177,3 +177,18 @@ def test_the_environment_names_the_log_docbot_toml_would(tmp_path: Path, capsys:
     code, out, _ = docbot(tmp_path, capsys, "labels", "list", "--json")
     assert code == 0 and [r["question"] for r in json.loads(out)] == ["from the environment"]
     assert not (tmp_path / "data").exists()  # nothing in SQLite
+
+
+def test_the_password_stays_out_of_the_settings_repr(tmp_path: Path, env: pytest.MonkeyPatch) -> None:
+    from docbot.config import Environment, load_settings
+
+    url = "postgresql://docbot:s3cret@db.example.org/docbot"
+    (tmp_path / "docbot.toml").write_text('reference_log = "postgresql://file@db.example.org/docbot"\n',
+                                          encoding="utf-8")
+    env.setenv("DOCBOT_REFERENCE_LOG", url)
+    settings = load_settings(config_path=str(tmp_path / "docbot.toml"))
+    assert (settings.reference_log, settings.reference_log_origin) == (url, "DOCBOT_REFERENCE_LOG")
+    assert "s3cret" not in repr(settings) and "s3cret" not in repr(Environment.read())
+    env.delenv("DOCBOT_REFERENCE_LOG")
+    settings = load_settings(config_path=str(tmp_path / "docbot.toml"))
+    assert settings.reference_log_origin == f"reference_log in {tmp_path / 'docbot.toml'}"
