@@ -3,8 +3,8 @@
 The house, in the order a question flows through it (a room imports only itself, rooms above it in this list,
 ``crawlers`` and libraries; ``tests/test_layers.py`` holds the rule):
 
-- ``errors``, ``answer``, ``config``, ``config_schema``: the foundation (the error hierarchy, what an answer is, the
-  settings and the schema docbot.toml is validated against).
+- ``errors``, ``answer``, ``labels``, ``config``, ``config_schema``: the foundation (the error hierarchy, what an
+  answer and a label are, the settings and the schema docbot.toml is validated against).
 - ``text/``: words as every part compares them (tokenizer, stems, synonyms).
 - ``references/``: the ReferenceValidator, fragment and page repair, grouping by type.
 - ``indexing/``: chunks, embeddings, Chroma and BM25 per site.
@@ -12,7 +12,7 @@ The house, in the order a question flows through it (a room imports only itself,
 - ``answering/``: the gate and confidence, clarifying questions, compression, the answerers.
 - ``pipeline``, ``reading``, ``updating``, ``refresh``, ``reference_log``: the flow of one question, what it reads
   (one generation of each site), writing a site's next generation (crawl, index, commit), the scheduled refresh,
-  the log of every link sent.
+  the log of every answer, link, vote and label.
 - ``report/``, ``slack/``: the reference-accuracy report and the Slack bot.
 - ``commands/``, ``cli``: the ``docbot`` command.
 
