@@ -163,7 +163,8 @@ class Environment:
         cache = get("DOCBOT_MODEL_CACHE")
         return cls(
             config=get("DOCBOT_CONFIG"), data_dir=get("DOCBOT_DATA_DIR"), anchor_maps=get("DOCBOT_ANCHOR_MAPS"),
-            chroma_url=get("CHROMA_URL"), reference_log=get("DOCBOT_REFERENCE_LOG"), embeddings=get("DOCBOT_EMBEDDINGS"), rerank_model=get("DOCBOT_RERANK_MODEL"),
+            chroma_url=get("CHROMA_URL"), reference_log=get("DOCBOT_REFERENCE_LOG"),
+            embeddings=get("DOCBOT_EMBEDDINGS"), rerank_model=get("DOCBOT_RERANK_MODEL"),
             rank_model=get("DOCBOT_RANK_MODEL"), local_backend=get("DOCBOT_LOCAL_BACKEND"),
             model_cache=Path(cache).expanduser() if cache
             else Path(get("XDG_CACHE_HOME") or Path.home() / ".cache") / "docbot",
@@ -360,7 +361,6 @@ def chroma_unreachable(url: str, origin: str, data_dir: Path, reason: str) -> st
     port = chroma_endpoint(url, origin, data_dir)[1]
     return (f"Cannot reach a Chroma server at {url} ({origin}){reason and ': ' + reason} — start one there with "
             f"`chroma run --path DIR --port {port}`, or {_without_chroma(origin, data_dir)}")
-
 
 
 def reference_log_unreachable(url: str, origin: str, data_dir: Path, reason: str) -> str:
